@@ -1,0 +1,46 @@
+"""Every name driftctl shares with the cluster: group, kinds, labels, annotations, finalizer.
+
+These are part of the contract with live objects; changing one orphans what earlier runs
+created. Nothing else in the code spells these strings.
+"""
+
+from typing import Final
+
+GROUP: Final = "example.com"
+VERSION: Final = "v1"
+API_VERSION: Final = f"{GROUP}/{VERSION}"
+KIND: Final = "WebApp"
+PLURAL: Final = "webapps"
+SINGULAR: Final = "webapp"
+SHORT_NAME: Final = "wa"
+CRD_NAME: Final = f"{PLURAL}.{GROUP}"
+
+DEPLOYMENT_API_VERSION: Final = "apps/v1"
+DEPLOYMENT_KIND: Final = "Deployment"
+CONTAINER_NAME: Final = "app"
+
+FIELD_MANAGER: Final = "driftctl"
+FINALIZER: Final = "webapp.example.com/cleanup"
+
+NAME_LABEL: Final = "app.kubernetes.io/name"
+MANAGED_BY_LABEL: Final = "app.kubernetes.io/managed-by"
+MANAGED_BY_VALUE: Final = "driftctl"
+INSTANCE_LABEL: Final = "driftctl.example.com/instance"
+DEFAULT_INSTANCE: Final = "default"
+
+REVISION_ANNOTATION: Final = "driftctl.example.com/revision"
+SOURCE_ANNOTATION: Final = "driftctl.example.com/source"
+PRUNE_ANNOTATION: Final = "driftctl.example.com/prune"
+PRUNE_DISABLED: Final = "disabled"
+
+DEFAULT_NAMESPACE: Final = "default"
+
+
+def lease_name(instance: str) -> str:
+    """The run lock of one instance: a coordination.k8s.io/v1 Lease."""
+    return f"driftctl-{instance}"
+
+
+def instance_selector(instance: str) -> str:
+    """The label selector that limits every read to one instance's objects."""
+    return f"{INSTANCE_LABEL}={instance}"

@@ -1,0 +1,1 @@
+"""The pure core: decides, never does. No cluster, git, click, subprocess or environment."""

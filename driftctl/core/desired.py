@@ -1,0 +1,92 @@
+"""Desired objects: the WebApp and Deployment manifests driftctl applies, built from the model.
+
+Pure functions of a validated WebApp and the run's stamp. What they return is exactly the
+set of fields driftctl owns through server-side apply; a field left out here is a field
+driftctl gives up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.model import WebApp
+
+Manifest = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a run writes on every object it applies: its instance and where Git was read."""
+
+    instance: str
+    revision: str  # the commit SHA
+    source: str  # "<url without credentials>#<path>"
+
+
+def selector_labels(app: WebApp) -> dict[str, str]:
+    """The labels a Deployment selects its pods by; immutable once the Deployment exists."""
+    return {c.NAME_LABEL: app.name, "app.kubernetes.io/instance": app.name}
+
+
+def object_labels(app: WebApp, instance: str) -> dict[str, str]:
+    """The labels on every object driftctl manages for this WebApp."""
+    return {
+        **app.labels,
+        c.NAME_LABEL: app.name,
+        c.MANAGED_BY_LABEL: c.MANAGED_BY_VALUE,
+        c.INSTANCE_LABEL: instance,
+    }
+
+
+def webapp_manifest(app: WebApp, stamp: Stamp) -> Manifest:
+    """The WebApp as driftctl applies it: spec, labels, annotations and the cleanup finalizer."""
+    return {
+        "apiVersion": c.API_VERSION,
+        "kind": c.KIND,
+        "metadata": {
+            "name": app.name,
+            "namespace": app.namespace,
+            "labels": object_labels(app, stamp.instance),
+            "annotations": {
+                **app.annotations,
+                c.REVISION_ANNOTATION: stamp.revision,
+                c.SOURCE_ANNOTATION: stamp.source,
+            },
+            "finalizers": [c.FINALIZER],
+        },
+        "spec": {"image": app.spec.image, "replicas": app.spec.replicas},
+    }
+
+
+def build_deployment(app: WebApp, instance: str, owner_uid: str) -> Manifest:
+    """The Deployment owned by a WebApp: same name, one container `app`, its replicas."""
+    selector = selector_labels(app)
+    return {
+        "apiVersion": c.DEPLOYMENT_API_VERSION,
+        "kind": c.DEPLOYMENT_KIND,
+        "metadata": {
+            "name": app.name,
+            "namespace": app.namespace,
+            "labels": {**object_labels(app, instance), **selector},
+            "ownerReferences": [
+                {
+                    "apiVersion": c.API_VERSION,
+                    "kind": c.KIND,
+                    "name": app.name,
+                    "uid": owner_uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "replicas": app.spec.replicas,
+            "selector": {"matchLabels": selector},
+            "template": {
+                "metadata": {"labels": dict(selector)},
+                "spec": {"containers": [{"name": c.CONTAINER_NAME, "image": app.spec.image}]},
+            },
+        },
+    }

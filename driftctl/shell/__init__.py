@@ -1,0 +1,1 @@
+"""The effectful shell: does, never decides. One module per outside system."""
