@@ -1,0 +1,80 @@
+"""The control plane for integration tests: one per test session, one namespace per test.
+
+The session starts etcd, kube-apiserver and kube-controller-manager (tests/controlplane)
+and stops them at the end. Set DRIFTCTL_TEST_CONTROLPLANE to the folder of a control
+plane started by hand (`python -m tests.controlplane start --dir DIR`) to reuse it across
+runs while developing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kubernetes import client, config
+
+from tests.conftest import ROOT
+from tests.controlplane import launcher
+
+CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
+    reused = os.environ.get("DRIFTCTL_TEST_CONTROLPLANE")
+    if reused:
+        plane = launcher.read_state(Path(reused))
+        assert plane is not None, f"no control plane recorded in {reused}"
+        yield plane
+        return
+    folder = tmp_path_factory.mktemp("controlplane")
+    plane = launcher.start(folder, [CRD_FILE])
+    try:
+        yield plane
+    finally:
+        launcher.stop(folder)
+
+
+@pytest.fixture(scope="session")
+def kubeconfig(control_plane: launcher.ControlPlane) -> Path:
+    """An admin kubeconfig (system:masters) for the session's control plane."""
+    return control_plane.kubeconfig
+
+
+@pytest.fixture(scope="session")
+def kube_client(kubeconfig: Path) -> Iterator[client.ApiClient]:
+    """A Kubernetes API client acting as admin."""
+    api = config.new_client_from_config(config_file=str(kubeconfig))
+    yield api
+    api.close()
+
+
+@pytest.fixture(scope="session")
+def kubectl(control_plane: launcher.ControlPlane, kubeconfig: Path) -> list[str]:
+    """The argv prefix of the kubectl built with the control plane, as admin."""
+    return [str(control_plane.bin_dir / "kubectl"), f"--kubeconfig={kubeconfig}"]
+
+
+@pytest.fixture(scope="session")
+def crd_installed(control_plane: launcher.ControlPlane, kubectl: list[str]) -> None:
+    """The WebApp CRD from specs/, applied (again: it may have changed) and Established."""
+    subprocess.run([*kubectl, "apply", "--server-side", "--force-conflicts", "-f", str(CRD_FILE)],
+                   check=True, capture_output=True)
+    subprocess.run([*kubectl, "wait", "--for=condition=Established", "--timeout=30s",
+                    "crd/webapps.example.com"], check=True, capture_output=True)
+
+
+@pytest.fixture
+def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> Iterator[str]:
+    """A fresh namespace for one test, deleted (without waiting) afterwards."""
+    stem = re.sub(r"[^a-z0-9-]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
+    name = f"{stem}-{secrets.token_hex(3)}"
+    core = client.CoreV1Api(kube_client)
+    core.create_namespace({"metadata": {"name": name}})
+    yield name
+    core.delete_namespace(name)
