@@ -1,0 +1,138 @@
+"""Every request driftctl makes to the API server, built as a value.
+
+Pure: paths, query parameters and bodies are decided here, and shell.kube sends them.
+Because each operation is one request value, request counts are exact and testable.
+Server-side apply never carries a resourceVersion: Git is the source of truth (`force`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from driftctl import conventions as c
+
+APPLY = "application/apply-patch+yaml"
+JSON_PATCH = "application/json-patch+json"
+JSON = "application/json"
+PAGE_SIZE = 500
+
+
+@dataclass(frozen=True)
+class Request:
+    """One HTTP request to the API server."""
+
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...] = ()
+    body: bytes | None = None
+    content_type: str | None = None
+    what: str = ""  # how errors name the request: "apply WebApp/ns/name"
+
+    @property
+    def mutating(self) -> bool:
+        return self.method != "GET" and ("dryRun", "All") not in self.query
+
+
+@dataclass(frozen=True)
+class Kind:
+    """Where a kind lives in the API: group/version prefix and plural."""
+
+    kind: str
+    prefix: str  # "/apis/apps/v1" or "/api/v1"
+    plural: str
+    namespaced: bool = True
+
+    def collection(self, namespace: str | None = None) -> str:
+        if namespace is None or not self.namespaced:
+            return f"{self.prefix}/{self.plural}"
+        return f"{self.prefix}/namespaces/{quote(namespace, safe='')}/{self.plural}"
+
+    def item(self, namespace: str, name: str) -> str:
+        return f"{self.collection(namespace)}/{quote(name, safe='')}"
+
+
+WEBAPP = Kind(c.KIND, f"/apis/{c.GROUP}/{c.VERSION}", c.PLURAL)
+DEPLOYMENT = Kind(c.DEPLOYMENT_KIND, "/apis/apps/v1", "deployments")
+LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
+EVENT = Kind("Event", "/api/v1", "events")
+KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT)}
+
+
+def _json(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def _ref(manifest: Mapping[str, Any]) -> tuple[Kind, str, str]:
+    meta = manifest["metadata"]
+    return KINDS[manifest["kind"]], meta["namespace"], meta["name"]
+
+
+def list_page(kind: Kind, selector: str, continue_token: str | None = None) -> Request:
+    """One page of a cluster-wide LIST limited by a label selector."""
+    query: list[tuple[str, str]] = [("labelSelector", selector), ("limit", str(PAGE_SIZE))]
+    if continue_token:
+        query.append(("continue", continue_token))
+    return Request("GET", kind.collection(), tuple(query), what=f"list {kind.plural}")
+
+
+def apply(manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False, status: bool = False) -> Request:
+    """Server-side apply of a whole manifest (or of its status through the subresource)."""
+    kind, namespace, name = _ref(manifest)
+    query = [("fieldManager", manager), ("force", "true")]
+    if dry_run:
+        query.append(("dryRun", "All"))
+    path = kind.item(namespace, name) + ("/status" if status else "")
+    verb = ("dry-run " if dry_run else "") + ("apply status of" if status else "apply")
+    return Request("PATCH", path, tuple(query), _json(manifest), APPLY, f"{verb} {kind.kind}/{namespace}/{name}")
+
+
+def delete(kind: Kind, namespace: str, name: str, uid: str, resource_version: str | None) -> Request:
+    """A delete that only removes the object we looked at: preconditions on uid and version."""
+    preconditions = {"uid": uid}
+    if resource_version is not None:
+        preconditions["resourceVersion"] = resource_version
+    body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions,
+            "propagationPolicy": "Background"}
+    return Request("DELETE", kind.item(namespace, name), (), _json(body), JSON, f"delete {kind.kind}/{namespace}/{name}")
+
+
+def json_patch(kind: Kind, namespace: str, name: str, operations: Sequence[Mapping[str, Any]], manager: str) -> Request:
+    """An RFC 6902 patch (content type set explicitly: the client's default is merge-patch)."""
+    return Request(
+        "PATCH", kind.item(namespace, name), (("fieldManager", manager),), _json(list(operations)),
+        JSON_PATCH, f"patch {kind.kind}/{namespace}/{name}",
+    )
+
+
+def get(kind: Kind, namespace: str, name: str) -> Request:
+    return Request("GET", kind.item(namespace, name), what=f"get {kind.kind}/{namespace}/{name}")
+
+
+def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:
+    return Request("POST", kind.collection(namespace), (("fieldManager", manager),), _json(body), JSON,
+                   f"create {kind.kind} in {namespace}")
+
+
+def replace(kind: Kind, namespace: str, name: str, body: Mapping[str, Any], manager: str) -> Request:
+    """A PUT carrying the resourceVersion read before: optimistic concurrency (the lock)."""
+    return Request("PUT", kind.item(namespace, name), (("fieldManager", manager),), _json(body), JSON,
+                   f"update {kind.kind}/{namespace}/{name}")
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a LIST page gave: its items and the token of the next page, if any."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    continue_token: str | None = None
+
+
+def read_page(body: Mapping[str, Any], kind: Kind) -> Page:
+    """Items of a LIST answer, each with the apiVersion and kind the server leaves out."""
+    api_version = kind.prefix.removeprefix("/apis/").removeprefix("/api/")
+    items = [{"apiVersion": api_version, "kind": kind.kind, **item} for item in body.get("items") or []]
+    return Page(items, (body.get("metadata") or {}).get("continue") or None)

@@ -1,0 +1,48 @@
+"""Which failures are worth another try, and how long to wait before it.
+
+Only transient failures are retried: a connection that failed (status 0 here), 429 Too
+Many Requests (honouring Retry-After) and 500/502/503/504. 400, 401, 403, 404, 409 and
+422 say something about the request itself; sending it again changes nothing.
+Pure: the random number and the remaining time are passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CONNECTION_FAILED = 0
+TRANSIENT = frozenset({CONNECTION_FAILED, 429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with full jitter, capped per wait."""
+
+    base: float = 0.2
+    cap: float = 10.0
+
+    def delay(self, attempt: int, jitter: float, retry_after: float | None = None) -> float:
+        """Seconds to wait before try `attempt + 1`; `jitter` is uniform in [0, 1)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.cap)
+        ceiling = min(self.cap, self.base * 2**attempt)
+        return ceiling / 2 + jitter * ceiling / 2
+
+
+def is_transient(status: int) -> bool:
+    return status in TRANSIENT
+
+
+def retry_after_seconds(header: str | None) -> float | None:
+    """Retry-After as seconds (the API server sends an integer); None when absent or a date."""
+    if header is None:
+        return None
+    try:
+        return float(header)
+    except ValueError:
+        return None
+
+
+def should_retry(status: int, delay: float, remaining: float) -> bool:
+    """Retry a transient failure only when the wait still fits in the run's deadline."""
+    return is_transient(status) and delay < remaining

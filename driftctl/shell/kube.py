@@ -1,0 +1,171 @@
+"""The only module that imports the Kubernetes client: connects, sends, retries.
+
+Requests arrive as values (core.requests) and leave through `Kube.send`, the single choke
+point: transient failures (connection errors, 429, 500/502/503/504) are retried here and
+nowhere else, with exponential backoff and jitter, within the run's deadline. urllib3's
+own retries are switched off so that no request is sent twice behind this loop's back.
+Answers are parsed as plain JSON, never into the client's typed models (several times
+slower and larger). This module decides nothing about WebApps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from driftctl.core.requests import Kind, Request, list_page, read_page
+from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds, should_retry
+from driftctl.errors import ClusterError
+
+REQUEST_TIMEOUT = 30.0
+
+
+class ApiError(ClusterError):
+    """The API server refused a request (or could not be reached in time)."""
+
+    def __init__(self, request: Request, status: int, body: dict[str, Any], *, hint: str | None = None) -> None:
+        self.request = request
+        self.status = status
+        self.reason = str(body.get("reason") or "")
+        self.details = body.get("details") or {}
+        message = body.get("message") or f"HTTP {status}"
+        if status == CONNECTION_FAILED:
+            message = f"API server unreachable: {message}"
+        super().__init__(f"{request.what}: {message}", hint=hint)
+
+    @property
+    def causes(self) -> list[dict[str, Any]]:
+        causes: list[dict[str, Any]] = self.details.get("causes") or []
+        return causes
+
+    @property
+    def short(self) -> str:
+        """The server's reason in one line, for an outcome: `403 Forbidden: ...`."""
+        return self.message.split(": ", 1)[-1] if self.status == CONNECTION_FAILED else (
+            f"{self.status} {self.reason}: {self.message.split(': ', 1)[-1]}"
+        )
+
+
+@dataclass
+class Deadline:
+    """The time left for the whole run (`--timeout`), on an injectable monotonic clock."""
+
+    seconds: float
+    clock: Callable[[], float] = time.monotonic
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def remaining(self) -> float:
+        return self.seconds - (self.clock() - self.started)
+
+
+def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
+    """An ApiClient for the kubeconfig (as kubectl finds it) or the in-cluster service account."""
+    from kubernetes import client, config  # the client costs ~0.3 s to import: not at CLI start
+    from kubernetes.config.config_exception import ConfigException
+
+    configuration = client.Configuration()
+    try:
+        if kubeconfig is None and context is None and _in_cluster():
+            config.load_incluster_config(client_configuration=configuration)
+        else:
+            config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration)
+    except (ConfigException, OSError) as unusable:
+        where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+        raise ClusterError(f"cannot use kubeconfig {where}: {unusable}",
+                           hint="pass --kubeconfig/--context, or set KUBECONFIG") from None
+    configuration.connection_pool_maxsize = max(pool_size, 1)
+    return client.ApiClient(configuration)
+
+
+def _in_cluster() -> bool:
+    no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(os.path.expanduser("~/.kube/config"))
+    return no_kubeconfig and "KUBERNETES_SERVICE_HOST" in os.environ
+
+
+class Kube:
+    """Sends request values to one API server; counts what it sent."""
+
+    def __init__(
+        self,
+        api: Any,
+        deadline: Deadline,
+        *,
+        backoff: Backoff = Backoff(),
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self._api = api
+        self._deadline = deadline
+        self._backoff = backoff
+        self._sleep = sleep
+        self._jitter = jitter
+        self.sent: Counter[str] = Counter()
+
+    def send(self, request: Request) -> dict[str, Any]:
+        """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures."""
+        attempt = 0
+        while True:
+            status, headers, body = self._send_once(request)
+            if 200 <= status < 300:
+                return body
+            delay = self._backoff.delay(attempt, self._jitter(), retry_after_seconds(headers.get("Retry-After")))
+            if not should_retry(status, delay, self._deadline.remaining()):
+                raise ApiError(request, status, body)
+            self._sleep(delay)
+            attempt += 1
+
+    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
+        import urllib3
+
+        self.sent[request.method] += 1
+        # param_serialize adds authentication (and refreshes exec-plugin tokens); the
+        # bytes go out through the client's TLS-configured pool as they are, because
+        # its REST layer re-encodes bodies by content type.
+        method, url, headers, _, _ = self._api.param_serialize(
+            request.method, request.path, query_params=list(request.query),
+            header_params=_headers(request), auth_settings=["BearerToken"],
+        )
+        timeout = max(min(REQUEST_TIMEOUT, self._deadline.remaining()), 0.1)
+        try:
+            answer = self._api.rest_client.pool_manager.request(
+                method, url, body=request.body, headers=headers, timeout=timeout, retries=False,
+            )
+        except urllib3.exceptions.HTTPError as failed:
+            return CONNECTION_FAILED, {}, {"message": f"{type(failed).__name__}: {failed}"}
+        return answer.status, dict(answer.headers), _parse(answer.data)
+
+    def list_all(self, kind: Kind, selector: str) -> Iterator[dict[str, Any]]:
+        """Every object of a kind matching a selector, page by page."""
+        token: str | None = None
+        while True:
+            page = read_page(self.send(list_page(kind, selector, token)), kind)
+            yield from page.items
+            if page.continue_token is None:
+                return
+            token = page.continue_token
+
+
+def _headers(request: Request) -> dict[str, str]:
+    headers = {"Accept": "application/json"}
+    if request.content_type:
+        headers["Content-Type"] = request.content_type
+    return headers
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return {"message": raw[:200].decode(errors="replace")}
+    return parsed if isinstance(parsed, dict) else {"items": parsed}
