@@ -13,7 +13,9 @@ from typing import TypeVar
 import click
 
 from driftctl import __version__
+from driftctl.core.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
+from driftctl.render.manifests import to_json, to_yaml
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -22,6 +24,23 @@ F = TypeVar("F", bound=Callable[..., object])
 @click.version_option(__version__, "--version", prog_name="driftctl")
 def cli() -> None:
     """Keep WebApp resources and their Deployments equal to a Git repository."""
+
+
+@cli.command()
+@click.option(
+    "-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True
+)
+def crd(output: str) -> None:
+    """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
+
+    Install it with `driftctl crd | kubectl apply -f -`. specs/webapp-crd.yaml is this
+    output, committed.
+    """
+    manifest = webapp_crd()
+    click.echo(
+        to_json(manifest) if output == "json" else to_yaml(manifest, notice=GENERATED_NOTICE),
+        nl=False,
+    )
 
 
 def report_error(error: DriftctlError) -> None:

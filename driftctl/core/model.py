@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from driftctl.core.schema import prop
+
 INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, order=True)
@@ -29,8 +32,8 @@ class Origin:
 class WebAppSpec:
     """The desired state of one web application."""
 
-    image: str
-    replicas: int
+    image: str = prop("Container image the Deployment runs.", min_length=1)
+    replicas: int = prop("Desired number of pods.", format="int32", minimum=0, maximum=INT32_MAX)
 
 
 @dataclass(frozen=True)
@@ -59,20 +62,45 @@ class WebApp:
 class Condition:
     """A kstatus condition (`Ready`, `Reconciling`, `Stalled`)."""
 
-    type: str
-    status: str  # "True", "False" or "Unknown"
-    reason: str
-    message: str
-    observed_generation: int
-    last_transition_time: str
+    type: str = prop("Condition type: Ready, Reconciling or Stalled.", min_length=1, max_length=316)
+    status: str = prop("Whether the condition holds.", enum=("True", "False", "Unknown"))
+    reason: str = prop("One CamelCase word saying why.", min_length=1, max_length=1024)
+    message: str = prop("What a person should know, in a sentence.", max_length=32768)
+    observed_generation: int = prop(
+        "The WebApp generation the condition was computed from.",
+        json_name="observedGeneration",
+        format="int64",
+        minimum=0,
+        optional=True,
+    )
+    last_transition_time: str = prop(
+        "When the status last changed.", json_name="lastTransitionTime", format="date-time"
+    )
 
 
 @dataclass(frozen=True)
 class WebAppStatus:
     """What the status subresource reports about one WebApp."""
 
-    available_replicas: int
-    ready: bool
-    observed_generation: int
-    conditions: tuple[Condition, ...]
-    last_applied_revision: str
+    # Every status field is optional in the schema: status is written piece by piece, and a
+    # cluster may hold status written by the seed operator with only its two fields.
+    available_replicas: int = prop(
+        "Available pods of the Deployment.", format="int32", minimum=0, optional=True
+    )
+    ready: bool = prop(
+        "Available pods reach the desired count and the Deployment has observed its latest spec.",
+        optional=True,
+    )
+    observed_generation: int = prop(
+        "The WebApp generation this status describes.",
+        json_name="observedGeneration",
+        format="int64",
+        minimum=0,
+        optional=True,
+    )
+    conditions: tuple[Condition, ...] = prop(
+        "kstatus conditions: Ready, Reconciling, Stalled.", optional=True, list_map_keys=("type",)
+    )
+    last_applied_revision: str = prop(
+        "Git commit SHA last applied.", json_name="lastAppliedRevision", optional=True
+    )

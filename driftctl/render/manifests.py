@@ -1,0 +1,33 @@
+"""Manifests as text: YAML or JSON, in a stable form fit for committing and for kubectl.
+
+Key order is kept as built (a CRD reads top-down: names, versions, schema), YAML never
+uses anchors, and JSON is indented with a trailing newline. Pure: returns strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """A safe dumper that writes repeated objects out in full instead of as aliases."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def to_yaml(manifest: Mapping[str, Any], *, notice: str | None = None) -> str:
+    """One YAML document, preceded by `# notice` when given."""
+    body = yaml.dump(
+        dict(manifest), Dumper=_PlainDumper, sort_keys=False, default_flow_style=False, width=100
+    )
+    return f"# {notice}\n{body}" if notice else body
+
+
+def to_json(manifest: Mapping[str, Any]) -> str:
+    """One JSON document, indented by two spaces, ending in a newline."""
+    return json.dumps(manifest, indent=2) + "\n"
