@@ -36,7 +36,7 @@ minor=${kube_version#v1.}; minor=${minor%%.*}
 pkg=k8s.io/component-base/version
 kube_ldflags="-s -w -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor
   -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
-# Build one at a time: each link of kube-apiserver peaks near 3 GiB and the machine has 2 cores.
+# Build one at a time: building kube-apiserver peaks near 2.6 GiB and the machine has 2 cores.
 build() {
   local name=$1 package=$2 ldflags=$3 started
   [ -x "$bin_dir/$name" ] && return 0

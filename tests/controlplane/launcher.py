@@ -131,6 +131,9 @@ def apiserver_argv(bin_dir: Path, pki: Pki, etcd_port: int, port: int) -> list[s
         f"--secure-port={port}",
         "--bind-address=127.0.0.1",
         "--advertise-address=127.0.0.1",
+        # A loopback advertise address is refused by the endpoint reconciler; no Service
+        # here needs the `kubernetes` endpoints, so it is switched off.
+        "--endpoint-reconciler-type=none",
         f"--tls-cert-file={pki.serving.cert}",
         f"--tls-private-key-file={pki.serving.key}",
         f"--client-ca-file={pki.ca.cert}",
