@@ -1,0 +1,106 @@
+"""The local prefilter: can applying a manifest change a live object? (DESIGN.md section 6)
+
+Pure. `needs_server_check` answers False only when nothing can change: every value
+driftctl would apply already equals the live value (list items matched by key), and the
+set of fields driftctl owns by Apply equals the set it would apply now (otherwise the
+server would give up or take over fields). A True answer costs one dry-run; a wrong False
+would hide drift, so every doubt answers True.
+
+The stamp annotations: the revision and source annotations change with every commit. If
+they counted, every new commit would rewrite every object and the "no drift costs only the
+LIST" promise would be gone. So their values are compared out (normalize.comparable): an
+object whose only difference is the stamp is unchanged and keeps its old stamp, which then
+says "last written at that commit". When an object changes for another reason, the apply
+carries the new stamp with it. Their keys still count: an object without the stamp is
+written once to get it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from driftctl.core import fieldset as fs
+from driftctl.core.normalize import comparable, equal
+from driftctl.core.objects import Obj
+
+_MISSING = object()
+
+
+def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
+    """The fields `desired` sets whose live value differs (or is absent), in field order."""
+    live_values = fs.leaves(comparable(live))
+    return [
+        path
+        for path, value in fs.leaves(comparable(desired)).items()
+        if not equal(live_values.get(path, _MISSING), value)
+    ]
+
+
+def ownership_matches(desired: Obj, live: Obj, manager: str) -> bool:
+    """Whether `manager` owns by Apply exactly the fields `desired` would set."""
+    owned = fs.owned_fields(live, manager, str(desired.get("apiVersion", "")))
+    return owned == fs.fieldset(desired)
+
+
+def needs_server_check(desired: Obj, live: Obj | None, manager: str) -> bool:
+    """False only when applying `desired` certainly changes nothing in `live`."""
+    if live is None:
+        return True
+    return bool(drifted_fields(desired, live)) or not ownership_matches(desired, live, manager)
+
+
+def other_managers(live: Obj, paths: list[fs.FieldPath], manager: str) -> tuple[str, ...]:
+    """The managers other than driftctl's Apply that own any of `paths` (sorted, unique)."""
+    names: set[str] = set()
+    for entry in fs.managed_entries(live):
+        if _is_ours(entry, manager):
+            continue
+        owned = fs.tree_paths(entry.get("fieldsV1") or {})
+        if any(fs.overlaps(owned, path) for path in paths):
+            names.add(str(entry.get("manager", "")))
+    return tuple(sorted(names))
+
+
+def _is_ours(entry: Obj, manager: str) -> bool:
+    return entry.get("manager") == manager and entry.get("operation") == "Apply"
+
+
+def overlay(live: Obj, desired: Obj) -> Obj:
+    """A local prediction of applying `desired` over `live`, without server defaults.
+
+    Used only where no dry-run is possible (an owner uid not yet known, an immutable field
+    the server would refuse): map lists merge by key, sets by member, the rest is replaced.
+    """
+    out = copy.deepcopy(live)
+    for key, value in desired.items():
+        out[key] = _merged(out.get(key), value, (key,))
+    return out
+
+
+def _merged(base: Any, value: Any, plain: fs.PlainPath) -> Any:
+    if isinstance(base, dict) and isinstance(value, dict) and not fs.is_atomic_struct(plain):
+        out = dict(base)
+        for key, child in value.items():
+            out[key] = _merged(base.get(key), child, (*plain, key))
+        return out
+    if isinstance(base, list) and isinstance(value, list):
+        return _merged_list(base, value, plain)
+    return copy.deepcopy(value)
+
+
+def _merged_list(base: list[Any], value: list[Any], plain: fs.PlainPath) -> list[Any]:
+    kind = fs.list_kind(plain)
+    if kind is fs.ListKind.SET:
+        return list(base) + [member for member in value if member not in base]
+    if kind is fs.ListKind.ATOMIC:
+        return copy.deepcopy(value)
+    keys = fs.list_keys(plain)
+    by_key = {fs.item_element(item, keys): item for item in value}
+    out = [
+        _merged(item, by_key.pop(fs.item_element(item, keys)), (*plain, fs.ITEM))
+        if fs.item_element(item, keys) in by_key
+        else item
+        for item in base
+    ]
+    return out + list(by_key.values())

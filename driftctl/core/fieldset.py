@@ -1,0 +1,227 @@
+"""Field sets in the shape of server-side apply's managedFields (`fieldsV1`).
+
+A field path is a tuple of fieldsV1 elements: `f:<key>` for a map key, `k:{"name":"app"}`
+for an item of a list keyed by some of its fields, `v:"<value>"` for a member of a set.
+Lists and structs the API marks atomic end a path: their whole value is one field.
+
+Two sources of field sets are compared: the fields a manifest sets (what an apply would
+own) and the fields a manager owns in a live object's managedFields. Pure; knows only the
+few list and struct types that occur in the objects driftctl builds. An unknown list is
+treated as atomic, which can only make the prefilter ask the server, never skip it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from driftctl.core.objects import Obj, metadata
+
+FieldPath = tuple[str, ...]
+PlainPath = tuple[str, ...]  # map keys only; "*" stands for any list item
+
+ITEM = "*"
+
+
+class ListKind(enum.Enum):
+    """How server-side apply merges a list (its `x-kubernetes-list-type`)."""
+
+    ATOMIC = "atomic"  # replaced whole
+    MAP = "map"  # items merged by key fields
+    SET = "set"  # members merged by value
+
+
+# The list types of the API (ObjectMeta, PodSpec) for the lists driftctl writes or reads.
+_MAP_LISTS: dict[PlainPath, tuple[str, ...]] = {
+    ("metadata", "ownerReferences"): ("uid",),
+    ("spec", "template", "spec", "containers"): ("name",),
+    ("spec", "template", "spec", "initContainers"): ("name",),
+    ("spec", "template", "spec", "containers", ITEM, "env"): ("name",),
+}
+_SET_LISTS: frozenset[PlainPath] = frozenset({("metadata", "finalizers")})
+
+# Structs marked `+structType=atomic`: LabelSelector and each OwnerReference.
+_ATOMIC_STRUCTS: frozenset[PlainPath] = frozenset(
+    {("spec", "selector"), ("metadata", "ownerReferences", ITEM)}
+)
+
+
+def list_kind(plain: PlainPath) -> ListKind:
+    """How the list at `plain` merges."""
+    if plain in _MAP_LISTS:
+        return ListKind.MAP
+    return ListKind.SET if plain in _SET_LISTS else ListKind.ATOMIC
+
+
+def list_keys(plain: PlainPath) -> tuple[str, ...]:
+    """The key fields of a map list (empty for other lists)."""
+    return _MAP_LISTS.get(plain, ())
+
+
+def is_atomic_struct(plain: PlainPath) -> bool:
+    """Whether the map at `plain` is one field as a whole."""
+    return plain in _ATOMIC_STRUCTS
+
+
+def item_element(item: Any, keys: tuple[str, ...]) -> str:
+    """The `k:` element of a map-list item, spelled as the API server spells it."""
+    key = {name: item.get(name) for name in keys} if isinstance(item, dict) else {}
+    return "k:" + json.dumps(key, sort_keys=True, separators=(",", ":"))
+
+
+def member_element(value: Any) -> str:
+    """The `v:` element of a set member."""
+    return "v:" + json.dumps(value, separators=(",", ":"))
+
+
+def leaves(obj: Obj) -> dict[FieldPath, Any]:
+    """Every field an object sets, as field path -> value."""
+    out: dict[FieldPath, Any] = {}
+    for key, value in obj.items():
+        _walk(value, (key,), (f"f:{key}",), out)
+    return out
+
+
+def _walk(value: Any, plain: PlainPath, path: FieldPath, out: dict[FieldPath, Any]) -> None:
+    if isinstance(value, dict) and value and not is_atomic_struct(plain):
+        for key, child in value.items():
+            _walk(child, (*plain, key), (*path, f"f:{key}"), out)
+    elif isinstance(value, list) and list_kind(plain) is ListKind.MAP:
+        for item in value:
+            element = item_element(item, list_keys(plain))
+            _walk(item, (*plain, ITEM), (*path, element), out)
+    elif isinstance(value, list) and list_kind(plain) is ListKind.SET:
+        for member in value:
+            out[(*path, member_element(member))] = member
+    else:
+        out[path] = value
+
+
+# Identity fields are part of every request but never recorded in managedFields.
+_IDENTITY: frozenset[FieldPath] = frozenset(
+    {("f:apiVersion",), ("f:kind",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace")}
+)
+
+
+def fieldset(manifest: Obj) -> frozenset[FieldPath]:
+    """The fields an apply of `manifest` would own, as managedFields records them."""
+    return frozenset(leaves(manifest)) - _IDENTITY
+
+
+def tree_paths(tree: Obj) -> frozenset[FieldPath]:
+    """The leaf paths of a `fieldsV1` tree; "." (the node itself) entries are left out."""
+    return frozenset(_tree_leaves(tree, ()))
+
+
+def _tree_leaves(tree: Obj, path: FieldPath) -> Iterator[FieldPath]:
+    children = {key: child for key, child in tree.items() if key != "."}
+    if not children and path:
+        yield path
+    for key, child in children.items():
+        yield from _tree_leaves(child if isinstance(child, dict) else {}, (*path, key))
+
+
+def to_fields_v1(paths: Iterable[FieldPath]) -> Obj:
+    """A `fieldsV1` tree holding `paths` (as the server writes it, "." on inner items)."""
+    tree: Obj = {}
+    for path in sorted(paths):
+        node = tree
+        for element in path:
+            if element.startswith("k:") and element not in node:
+                node[element] = {".": {}}
+            node = node.setdefault(element, {})
+    return tree
+
+
+def managed_entries(obj: Obj) -> list[Obj]:
+    """The managedFields entries of a live object (empty for a desired one)."""
+    entries = metadata(obj).get("managedFields") or []
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def owned_fields(
+    obj: Obj, manager: str, api_version: str, subresource: str = ""
+) -> frozenset[FieldPath]:
+    """The fields `manager` owns by Apply in `obj`; the status subresource's entry is separate."""
+    owned: set[FieldPath] = set()
+    for entry in managed_entries(obj):
+        if _is_apply_entry(entry, manager, api_version, subresource):
+            owned |= tree_paths(entry.get("fieldsV1") or {})
+    return frozenset(owned)
+
+
+def _is_apply_entry(entry: Obj, manager: str, api_version: str, subresource: str) -> bool:
+    return (
+        entry.get("manager") == manager
+        and entry.get("operation") == "Apply"
+        and entry.get("apiVersion") == api_version
+        and (entry.get("subresource") or "") == subresource
+    )
+
+
+def overlaps(owned: frozenset[FieldPath], path: FieldPath) -> bool:
+    """Whether a set owns `path`, a field inside it (atomic parent) or a field under it."""
+    if any(path[:n] in owned for n in range(1, len(path) + 1)):
+        return True
+    return any(other[: len(path)] == path for other in owned)
+
+
+def display_path(path: FieldPath) -> str:
+    """A field path as people read it: `spec.template.spec.containers[name=app].image`."""
+    text = ""
+    for element in path:
+        kind, _, rest = element.partition(":")
+        if kind == "f":
+            text += f".{rest}" if text else rest
+        elif kind == "k":
+            pairs = json.loads(rest)
+            text += "[" + ",".join(f"{k}={v}" for k, v in pairs.items()) + "]"
+        else:
+            text += f"[{json.loads(rest)}]"
+    return text
+
+
+def pointer_path(doc: Obj, pointer: str) -> FieldPath:
+    """The field path a JSON Pointer into `doc` points at, as far as field sets can name it.
+
+    A pointer into an atomic list or struct stops at that list or struct, because that is
+    the field a manager owns.
+    """
+    path: FieldPath = ()
+    plain: PlainPath = ()
+    node: Any = doc
+    for token in _pointer_tokens(pointer):
+        if isinstance(node, dict):
+            path, plain, node = (*path, f"f:{token}"), (*plain, token), node.get(token)
+            if is_atomic_struct(plain):
+                break
+        elif isinstance(node, list) and list_kind(plain) is not ListKind.ATOMIC:
+            item = _list_item(node, token)
+            if item is None:
+                break
+            path, plain, node = (*path, _element_of(item, plain)), (*plain, ITEM), item
+            if list_kind(plain[:-1]) is ListKind.SET or is_atomic_struct(plain):
+                break
+        else:
+            break
+    return path
+
+
+def _element_of(item: Any, plain: PlainPath) -> str:
+    if list_kind(plain) is ListKind.SET:
+        return member_element(item)
+    return item_element(item, list_keys(plain))
+
+
+def _list_item(items: list[Any], token: str) -> Any:
+    if not token.isdigit() or int(token) >= len(items):
+        return None
+    return items[int(token)]
+
+
+def _pointer_tokens(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]

@@ -1,0 +1,95 @@
+"""Normalized copies of objects, so that comparing two of them compares what matters.
+
+Pure: takes plain dicts (parsed API JSON or desired manifests) and returns new dicts; never
+mutates its input, never talks to the cluster. Every field removed here is listed with
+the reason it says nothing about drift. There are no quantity fields in what driftctl
+builds (no resources, no storage), so no quantity canonical form is needed yet; if one is
+added, its canonical form belongs here.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from driftctl import conventions as c
+
+Obj = dict[str, Any]
+
+# metadata fields the API server writes on its own; none of them is declared in Git.
+_SERVER_METADATA = (
+    "managedFields",  # ownership bookkeeping, compared separately as field sets
+    "resourceVersion",  # changes on every write, even a no-op status write
+    "generation",  # a counter of spec writes, follows from the spec
+    "creationTimestamp",  # when, not what
+    "uid",  # identity, not content; preconditions carry it separately
+    "selfLink",  # deprecated, still sent by some servers
+    "deletionTimestamp",  # lifecycle; the finalizer table reads it from the live object
+    "deletionGracePeriodSeconds",  # lifecycle, set together with deletionTimestamp
+)
+
+# annotations written by controllers, not by driftctl or Git.
+_CONTROLLER_ANNOTATIONS = (
+    "deployment.kubernetes.io/revision",  # the Deployment controller's rollout counter
+)
+
+# driftctl's own stamp: their values change with every commit, see `comparable`.
+STAMP_ANNOTATIONS = (c.REVISION_ANNOTATION, c.SOURCE_ANNOTATION)
+
+
+def normalize(obj: Obj) -> Obj:
+    """A copy without server bookkeeping and status: the object as a diff should see it."""
+    out = copy.deepcopy(obj)
+    out.pop("status", None)  # written by controllers through the status subresource
+    meta = out.get("metadata", {})
+    for key in _SERVER_METADATA:
+        meta.pop(key, None)
+    _drop_controller_annotations(meta)
+    _drop_empty_maps(meta)
+    _drop_null_template_timestamp(out)
+    return out
+
+
+def comparable(obj: Obj) -> Obj:
+    """`normalize`, and the stamp annotations' values blanked: equal means nothing to write.
+
+    Only the values are blanked, not the keys: an object that lacks the revision annotation
+    differs, so it is written once and carries the stamp from then on.
+    """
+    out = normalize(obj)
+    annotations = out.get("metadata", {}).get("annotations", {})
+    for key in STAMP_ANNOTATIONS:
+        if key in annotations:
+            annotations[key] = ""
+    return out
+
+
+def _drop_controller_annotations(meta: Obj) -> None:
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict):
+        for key in _CONTROLLER_ANNOTATIONS:
+            annotations.pop(key, None)
+
+
+def _drop_empty_maps(meta: Obj) -> None:
+    # The server omits empty labels/annotations; {} and absent mean the same.
+    for key in ("labels", "annotations"):
+        if meta.get(key) == {}:
+            del meta[key]
+
+
+def _drop_null_template_timestamp(obj: Obj) -> None:
+    # Some API server versions echo `creationTimestamp: null` in a pod template.
+    template_meta = obj.get("spec", {}).get("template", {}).get("metadata")
+    if isinstance(template_meta, dict) and template_meta.get("creationTimestamp", 0) is None:
+        del template_meta["creationTimestamp"]
+
+
+def equal(left: Any, right: Any) -> bool:
+    """JSON equality: unlike Python's ==, `true` is not `1` and `1` is not `1.0`."""
+    return _canonical(left) == _canonical(right)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,65 @@
+"""Reading plain API objects: identity and the metadata the core decides on.
+
+Live objects arrive as dicts parsed from the API server's JSON; desired ones as dicts
+from core.desired. This module only reads them; it never builds or changes one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from driftctl import conventions as c
+
+Obj = dict[str, Any]
+
+
+class ObjectKey(NamedTuple):
+    """The identity of an object within one run: kind, namespace, name."""
+
+    kind: str
+    namespace: str
+    name: str
+
+    @property
+    def display(self) -> str:
+        """`Kind/namespace/name`, as render.style.object_ref writes every object."""
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+
+def metadata(obj: Obj) -> Obj:
+    """The object's metadata, or an empty dict when it has none."""
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def key_of(obj: Obj) -> ObjectKey:
+    """The identity of a live or desired object."""
+    meta = metadata(obj)
+    namespace = meta.get("namespace", c.DEFAULT_NAMESPACE)
+    return ObjectKey(str(obj.get("kind", "")), str(namespace), str(meta.get("name", "")))
+
+
+def labels_of(obj: Obj) -> dict[str, str]:
+    """The object's labels (empty when none)."""
+    return dict(metadata(obj).get("labels") or {})
+
+
+def annotations_of(obj: Obj) -> dict[str, str]:
+    """The object's annotations (empty when none)."""
+    return dict(metadata(obj).get("annotations") or {})
+
+
+def uid(obj: Obj) -> str:
+    """The uid the API server gave the object ("" for a desired object)."""
+    return str(metadata(obj).get("uid", ""))
+
+
+def is_terminating(obj: Obj) -> bool:
+    """Whether a delete was requested: the server set deletionTimestamp."""
+    return bool(metadata(obj).get("deletionTimestamp"))
+
+
+def owner_uids(obj: Obj, kind: str = c.KIND) -> frozenset[str]:
+    """The uids of the object's owners of `kind` (ownerReferences)."""
+    refs = metadata(obj).get("ownerReferences") or []
+    return frozenset(str(ref.get("uid", "")) for ref in refs if ref.get("kind") == kind)
