@@ -1,0 +1,158 @@
+"""The WebApp status, computed from the WebApp and its Deployment as the cluster shows them.
+
+Pure: `now` is passed in, nothing is read from a clock or the cluster. The result is the
+status body to apply through the status subresource, and whether it differs from the live
+status, so an unchanged status is never written (a second run writes nothing).
+
+Conditions follow kstatus: `Ready` is always present; `Reconciling` and `Stalled` are
+abnormal-true conditions, present only while they hold. A condition keeps its
+lastTransitionTime while its status stays the same, even if reason or message change.
+
+`lastAppliedRevision` is the revision annotation of the WebApp, i.e. the commit at which
+driftctl last wrote it. It is not the commit of the current run: a new commit that leaves
+an object unchanged must not rewrite its status either (see core.compare).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.normalize import equal
+from driftctl.core.objects import Obj, annotations_of, metadata
+
+STATUS_FIELDS = (
+    "available_replicas",
+    "ready",
+    "observedGeneration",
+    "conditions",
+    "lastAppliedRevision",
+)
+
+
+@dataclass(frozen=True)
+class Health:
+    """What the Deployment says, reduced to what the WebApp status reports."""
+
+    available: int
+    desired: int
+    ready: bool
+    reason: str
+    message: str
+    stalled: bool = False
+
+
+@dataclass(frozen=True)
+class StatusUpdate:
+    """The status to apply, the manifest carrying it, and whether it differs from live."""
+
+    status: Obj
+    manifest: Obj
+    changed: bool
+
+
+def format_time(now: datetime.datetime) -> str:
+    """RFC 3339 in UTC with seconds, as the API server writes times."""
+    return now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def health(webapp: Obj, deployment: Obj | None) -> Health:
+    """Ready when available >= desired and the Deployment observed its latest generation."""
+    desired = int((webapp.get("spec") or {}).get("replicas", 0))
+    if deployment is None:
+        return Health(0, desired, False, "DeploymentMissing", "the Deployment does not exist yet")
+    status = deployment.get("status") or {}
+    available = int(status.get("availableReplicas", 0))
+    stalled = _stalled(status)
+    if stalled is not None:
+        return Health(available, desired, False, *stalled, stalled=True)
+    generation = int(metadata(deployment).get("generation", 0))
+    if int(status.get("observedGeneration", 0)) < generation:
+        message = f"the Deployment controller has not observed generation {generation} yet"
+        return Health(available, desired, False, "DeploymentNotObserved", message)
+    counted = f"{available}/{desired} replicas available"
+    if available < desired:
+        return Health(available, desired, False, "ReplicasUnavailable", counted)
+    return Health(available, desired, True, "Available", counted)
+
+
+def _stalled(status: Obj) -> tuple[str, str] | None:
+    # The Deployment controller gives up in these two ways; waiting longer will not help.
+    for condition in status.get("conditions") or []:
+        kind, state = condition.get("type"), condition.get("status")
+        gave_up = condition.get("reason") == "ProgressDeadlineExceeded"
+        if (kind == "Progressing" and state == "False" and gave_up) or (
+            kind == "ReplicaFailure" and state == "True"
+        ):
+            return str(condition.get("reason") or kind), str(condition.get("message", ""))
+    return None
+
+
+def conditions(state: Health, generation: int, previous: list[Obj], now: str) -> list[Obj]:
+    """Ready always; Reconciling while progressing; Stalled when the Deployment gave up."""
+    wanted = [("Ready", "True" if state.ready else "False")]
+    if not state.ready:
+        wanted.append(("Stalled" if state.stalled else "Reconciling", "True"))
+    return [
+        _condition(kind, value, state, generation, _since(previous, kind, value, now))
+        for kind, value in wanted
+    ]
+
+
+def _condition(kind: str, value: str, state: Health, generation: int, since: str) -> Obj:
+    return {
+        "type": kind,
+        "status": value,
+        "reason": state.reason,
+        "message": state.message,
+        "observedGeneration": generation,
+        "lastTransitionTime": since,
+    }
+
+
+def _since(previous: list[Obj], kind: str, value: str, now: str) -> str:
+    for old in previous:
+        if old.get("type") == kind and old.get("status") == value:
+            return str(old.get("lastTransitionTime") or now)
+    return now
+
+
+def webapp_status(webapp: Obj, deployment: Obj | None, now: datetime.datetime) -> Obj:
+    """The status driftctl reports for `webapp`, given its (live or applied) Deployment."""
+    state = health(webapp, deployment)
+    generation = int(metadata(webapp).get("generation", 0))
+    previous = webapp.get("status") or {}
+    revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
+    return {
+        "available_replicas": state.available,
+        "ready": state.ready,
+        "observedGeneration": generation,
+        "conditions": conditions(state, generation, _list(previous), format_time(now)),
+        "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
+    }
+
+
+def _list(previous: Obj) -> list[Obj]:
+    return [item for item in previous.get("conditions") or [] if isinstance(item, dict)]
+
+
+def status_update(webapp: Obj, deployment: Obj | None, now: datetime.datetime) -> StatusUpdate:
+    """The status to apply and whether it differs from the live one (only our fields count)."""
+    status = webapp_status(webapp, deployment, now)
+    live = webapp.get("status") or {}
+    changed = not equal(status, {key: live.get(key) for key in status})
+    return StatusUpdate(status, status_manifest(webapp, status), changed)
+
+
+def status_manifest(webapp: Obj, status: Obj) -> Obj:
+    """The body of a server-side apply to the status subresource: identity and status only."""
+    meta = metadata(webapp)
+    body: dict[str, Any] = {
+        "apiVersion": c.API_VERSION,
+        "kind": c.KIND,
+        "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")},
+        "status": status,
+    }
+    return body
