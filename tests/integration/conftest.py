@@ -8,6 +8,7 @@ runs while developing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -67,6 +68,26 @@ def crd_installed(control_plane: launcher.ControlPlane, kubectl: list[str]) -> N
                    check=True, capture_output=True)
     subprocess.run([*kubectl, "wait", "--for=condition=Established", "--timeout=30s",
                     "crd/webapps.example.com"], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def service_account_kubeconfig(
+    control_plane: launcher.ControlPlane, kubectl: list[str], crd_installed: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A kubeconfig acting as the CronJob's ServiceAccount, bound to cronjob/rbac.yaml."""
+    subprocess.run([*kubectl, "apply", "--server-side", "-f", str(ROOT / "cronjob" / "rbac.yaml")],
+                   check=True, capture_output=True)
+    token = subprocess.run(
+        [*kubectl, "create", "token", "driftctl", "-n", "driftctl-system", "--duration=6h"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    admin = json.loads(control_plane.kubeconfig.read_text())
+    admin["users"] = [{"name": "driftctl", "user": {"token": token}}]
+    admin["contexts"][0]["context"]["user"] = "driftctl"
+    path = tmp_path_factory.mktemp("serviceaccount") / "kubeconfig"
+    path.write_text(json.dumps(admin))
+    return path
 
 
 @pytest.fixture
