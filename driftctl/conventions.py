@@ -23,6 +23,7 @@ FIELD_MANAGER: Final = "driftctl"
 FINALIZER: Final = "webapp.example.com/cleanup"
 
 NAME_LABEL: Final = "app.kubernetes.io/name"
+SELECTOR_INSTANCE_LABEL: Final = "app.kubernetes.io/instance"  # with NAME_LABEL, the pod selector
 MANAGED_BY_LABEL: Final = "app.kubernetes.io/managed-by"
 MANAGED_BY_VALUE: Final = "driftctl"
 INSTANCE_LABEL: Final = "driftctl.example.com/instance"

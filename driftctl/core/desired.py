@@ -27,7 +27,7 @@ class Stamp:
 
 def selector_labels(app: WebApp) -> dict[str, str]:
     """The labels a Deployment selects its pods by; immutable once the Deployment exists."""
-    return {c.NAME_LABEL: app.name, "app.kubernetes.io/instance": app.name}
+    return {c.NAME_LABEL: app.name, c.SELECTOR_INSTANCE_LABEL: app.name}
 
 
 def object_labels(app: WebApp, instance: str) -> dict[str, str]:

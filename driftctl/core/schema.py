@@ -21,6 +21,7 @@ Path = tuple[str | int, ...]
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _METADATA_KEY = "driftctl.schema"
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,10 @@ def _check_string(value: object, schema: Schema, path: Path) -> Iterator[Violati
         yield Violation(path, f"must be a string, got {describe(value)}")
         return
     if len(value) < schema.get("minLength", 0):
-        yield Violation(path, f"must be at least {schema['minLength']} characters long")
+        minimum = schema["minLength"]
+        yield Violation(
+            path, "must not be empty" if minimum == 1 else f"must be at least {minimum} characters"
+        )
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         yield Violation(path, f"must be at most {schema['maxLength']} characters long")
     if "enum" in schema and value not in schema["enum"]:
@@ -212,9 +216,11 @@ def describe(value: object) -> str:
         dict: "a mapping",
         type(None): "null",
     }
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
     for python_type, name in names.items():
         if type(value) is python_type:
-            return f"{name} ({value!r})" if python_type in (bool, int, float) else name
+            return f"{name} ({value!r})" if python_type in (int, float) else name
     return type(value).__name__  # e.g. a date: YAML reads 2024-01-01 as one
 
 
@@ -222,5 +228,8 @@ def dotted(path: Path) -> str:
     """A path inside a document the way kubectl names fields: spec.containers[0].image."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+        if isinstance(part, int) or not _PLAIN_KEY.fullmatch(str(part)):
+            text += f"[{part}]"  # e.g. labels[app.kubernetes.io/name]: dots would mislead
+        else:
+            text += f".{part}" if text else str(part)
     return text

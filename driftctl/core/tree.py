@@ -1,0 +1,82 @@
+"""What a Git source hands to the core: the entries of one folder at one commit.
+
+The shell lists entries (files, symlinks, submodules) and reads the bytes of the files the
+core asks for; the core decides which names are manifests, what the size bound is and
+what is refused. Nothing here reads a disk or runs git.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from driftctl.errors import UsageError
+
+MAX_FILE_BYTES = 1024 * 1024  # a WebApp is a few hundred bytes; 1 MiB is plenty and bounds memory
+MANIFEST_SUFFIXES = (".yaml", ".yml")
+
+
+class EntryKind(enum.Enum):
+    """What a path in the tree is; only regular files are ever read."""
+
+    FILE = "file"
+    SYMLINK = "symlink"
+    SUBMODULE = "submodule"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One path under --path: its kind, its size, and its bytes when the core asked for them."""
+
+    path: str  # relative to the repository root, '/'-separated
+    kind: EntryKind
+    size: int = 0
+    data: bytes | None = None  # None: not read (not a manifest, or over the size bound)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The folder of the desired state at one commit, and where it was read from."""
+
+    entries: tuple[Entry, ...]
+    revision: str | None  # the commit SHA; None in a repository without commits yet
+    dirty: bool  # the working tree differs from that commit under --path
+    source: str  # "<url without credentials>#<path>", never with credentials
+
+    @property
+    def label(self) -> str:
+        """The revision as recorded for a run: the SHA, `<sha>-dirty`, or `uncommitted`."""
+        if self.revision is None:
+            return "uncommitted"
+        return f"{self.revision}-dirty" if self.dirty else self.revision
+
+
+def is_hidden(path: str) -> bool:
+    """Paths under a dot-folder (.github, .git) or dot-files are never desired state."""
+    return any(part.startswith(".") for part in PurePosixPath(path).parts)
+
+
+def is_manifest(path: str) -> bool:
+    """A file the desired state is read from: `*.yaml` or `*.yml`, not hidden."""
+    return path.endswith(MANIFEST_SUFFIXES) and not is_hidden(path)
+
+
+def should_read(path: str, size: int) -> bool:
+    """Whether the shell reads a file's bytes: a manifest within the size bound."""
+    return is_manifest(path) and size <= MAX_FILE_BYTES
+
+
+def folder_path(path: str) -> str:
+    """--path as a clean relative folder ('' for the root), or UsageError when it escapes."""
+    parts = [part for part in PurePosixPath(path.replace("\\", "/")).parts if part not in ("", ".")]
+    if path.startswith("/") or ".." in parts:
+        raise UsageError(
+            f"--path {path!r} must be a folder inside the repository, like deploy/prod"
+        )
+    return "/".join(parts)
+
+
+def joined(prefix: str, path: str) -> str:
+    """Two relative folders joined, either possibly the root ('')."""
+    return "/".join(part for part in (prefix, path) if part)

@@ -1,0 +1,279 @@
+"""Documents to validated WebApps, or every problem with them at once.
+
+Each document is checked for its kind, its metadata (Kubernetes naming rules, label and
+annotation syntax, no keys driftctl sets itself) and its spec against the CRD's own
+schema, so what passes here passes the API server. Duplicates across all files are found
+last. Problems are collected, never raised one by one, so a person fixes everything in
+one go. Pure: documents in, WebApps or problems out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.crd import spec_schema
+from driftctl.core.documents import Document, Loaded
+from driftctl.core.model import Origin, WebApp, WebAppSpec
+from driftctl.core.schema import check, describe, dotted
+from driftctl.errors import InvalidDesiredState, Problem
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
+
+TOP_LEVEL_FIELDS = ("apiVersion", "kind", "metadata", "spec")
+METADATA_FIELDS = ("name", "namespace", "labels", "annotations")
+# Keys driftctl writes itself: declared in Git they would be silently overwritten.
+RESERVED_LABELS = (c.NAME_LABEL, c.MANAGED_BY_LABEL, c.INSTANCE_LABEL, c.SELECTOR_INSTANCE_LABEL)
+RESERVED_ANNOTATIONS = (c.REVISION_ANNOTATION, c.SOURCE_ANNOTATION)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How documents are read: the namespace for those without one, and other kinds."""
+
+    default_namespace: str = c.DEFAULT_NAMESPACE
+    skip_unknown_kinds: bool = False
+
+
+@dataclass(frozen=True)
+class Validated:
+    """The desired WebApps, sorted by namespace and name, and warnings that did not stop them."""
+
+    webapps: tuple[WebApp, ...]
+    warnings: tuple[Problem, ...]
+
+
+def validate(loaded: Loaded, options: Options) -> Validated:
+    """The WebApps declared by `loaded`, or InvalidDesiredState listing every problem."""
+    problems = list(loaded.problems)
+    warnings: list[Problem] = []
+    apps: list[WebApp] = []
+    for document in loaded.documents:
+        if not _is_webapp(document, options, problems, warnings):
+            continue
+        found = list(document_problems(document, options.default_namespace))
+        problems.extend(found)
+        if not found:
+            apps.append(webapp_of(document, options.default_namespace))
+    problems.extend(duplicates(loaded.documents, options.default_namespace))
+    if problems:
+        raise InvalidDesiredState(problems)
+    return Validated(tuple(sorted(apps, key=lambda app: app.key)), tuple(sorted(warnings)))
+
+
+def namespace_problem(namespace: str) -> str | None:
+    """Why a namespace name is invalid, or None: an RFC 1123 label."""
+    return _dns_problem(namespace, _DNS_LABEL, 63, "label")
+
+
+def _is_webapp(
+    document: Document, options: Options, problems: list[Problem], warnings: list[Problem]
+) -> bool:
+    api_version, kind = document.body.get("apiVersion"), document.body.get("kind")
+    if api_version == c.API_VERSION and kind == c.KIND:
+        return True
+    if not isinstance(kind, str) or not isinstance(api_version, str):
+        missing = "kind" if not isinstance(kind, str) else "apiVersion"
+        value = document.body.get(missing)
+        reason = "is required" if value is None else f"must be a string, got {describe(value)}"
+        problems.append(document.problem((missing,), f"{missing} {reason}"))
+    elif kind == c.KIND:
+        reason = f"apiVersion {api_version} is not served for WebApp; use {c.API_VERSION}"
+        problems.append(document.problem(("apiVersion",), reason))
+    elif options.skip_unknown_kinds:
+        warnings.append(document.problem((), f"skipped {api_version} {kind}: not a WebApp"))
+    else:
+        reason = (
+            f"{api_version} {kind} is not a WebApp ({c.API_VERSION}); "
+            "move it out of --path or pass --skip-unknown-kinds"
+        )
+        problems.append(document.problem(("kind",), reason))
+    return False
+
+
+def document_problems(document: Document, default_namespace: str) -> Iterator[Problem]:
+    """Everything wrong with one WebApp document, each at the place it was written."""
+    body = document.body
+    who = _display(document, default_namespace)
+    for key in body:
+        if key == "status":
+            yield document.problem((key,), f"{who}: status is written by driftctl, not by Git")
+        elif key not in TOP_LEVEL_FIELDS:
+            yield document.problem((key,), f"{who}: {key!s} is not a field of a WebApp")
+    metadata = body.get("metadata")
+    if not isinstance(metadata, Mapping):
+        yield document.problem(
+            ("metadata",), f"metadata must be a mapping, got {describe(metadata)}"
+        )
+        return
+    for path, reason in _metadata_problems(metadata):
+        yield document.problem(path, f"{who}: {dotted(path)} {reason}")
+    spec = body.get("spec")
+    if spec is None:
+        yield document.problem(("spec",), f"{who}: spec is required")
+        return
+    for violation in check(spec, spec_schema(), ("spec",)):
+        yield document.problem(
+            violation.path, f"{who}: {dotted(violation.path)} {violation.message}"
+        )
+
+
+def _metadata_problems(metadata: Mapping[Any, Any]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    for key in metadata:
+        if key not in METADATA_FIELDS:
+            yield (
+                ("metadata", key),
+                "is not supported in Git (only name, namespace, labels, annotations)",
+            )
+    name = metadata.get("name")
+    if name is None:
+        yield ("metadata", "name"), "is required"
+    elif not isinstance(name, str):
+        yield ("metadata", "name"), f"must be a string, got {describe(name)}"
+    elif (problem := _name_problem(name)) is not None:
+        yield ("metadata", "name"), problem
+    namespace = metadata.get("namespace")
+    if namespace is not None:
+        problem = (
+            namespace_problem(namespace)
+            if isinstance(namespace, str)
+            else f"must be a string, got {describe(namespace)}"
+        )
+        if problem is not None:
+            yield ("metadata", "namespace"), problem
+    yield from _string_map(metadata, "labels", _label_value_problem, RESERVED_LABELS)
+    yield from _string_map(metadata, "annotations", lambda _value: None, RESERVED_ANNOTATIONS)
+    yield from _annotations_size(metadata.get("annotations"))
+
+
+def _name_problem(name: str) -> str | None:
+    problem = _dns_problem(name, _DNS_SUBDOMAIN, 253, "subdomain")
+    if problem is None and len(name) > 63:
+        # The name becomes the Deployment's app.kubernetes.io/name label value and selector.
+        return f"must be at most 63 characters (it is the Deployment's name label), got {len(name)}"
+    return problem
+
+
+def _dns_problem(value: str, pattern: re.Pattern[str], limit: int, kind: str) -> str | None:
+    if len(value) > limit:
+        return f"must be at most {limit} characters, got {len(value)}"
+    if pattern.fullmatch(value) is None:
+        allowed = "a-z, 0-9, '-' and '.'" if kind == "subdomain" else "a-z, 0-9 and '-'"
+        return (
+            f"must be a lowercase RFC 1123 {kind} ({allowed}, starting and ending with a "
+            f"letter or digit), got {value!r}"
+        )
+    return None
+
+
+def _string_map(
+    metadata: Mapping[Any, Any],
+    field: str,
+    value_problem: Callable[[str], str | None],
+    reserved: Iterable[str],
+) -> Iterator[tuple[tuple[Any, ...], str]]:
+    entries = metadata.get(field)
+    if entries is None:
+        return
+    if not isinstance(entries, Mapping):
+        yield ("metadata", field), f"must be a mapping of strings, got {describe(entries)}"
+        return
+    for key, value in entries.items():
+        path = ("metadata", field, key)
+        problem = _key_problem(key, reserved)
+        if problem is None and not isinstance(value, str):
+            problem = f"must be a string, got {describe(value)}; quote it"
+        if problem is None:
+            problem = value_problem(value)
+        if problem is not None:
+            yield path, problem
+
+
+def _key_problem(key: object, reserved: Iterable[str]) -> str | None:
+    if not isinstance(key, str):
+        return f"has a key that is {describe(key)}, not a string; quote it"
+    if key in reserved:
+        return "is set by driftctl; remove it from Git"
+    prefix, _slash, name = key.partition("/") if "/" in key else ("", "", key)
+    if prefix and _dns_problem(prefix, _DNS_SUBDOMAIN, 253, "subdomain") is not None:
+        return f"has an invalid key: the prefix {prefix!r} must be a lowercase DNS subdomain"
+    if len(name) > 63 or _QUALIFIED_NAME.fullmatch(name) is None:
+        return (
+            f"has an invalid key: the name {name!r} must be 1 to 63 letters, digits, '-', '_' "
+            "or '.', starting and ending with a letter or digit"
+        )
+    return None
+
+
+def _label_value_problem(value: str) -> str | None:
+    if len(value) > 63 or _LABEL_VALUE.fullmatch(value) is None:
+        return (
+            "must be at most 63 letters, digits, '-', '_' or '.', starting and ending with "
+            f"a letter or digit, got {value!r}"
+        )
+    return None
+
+
+def _annotations_size(annotations: object) -> Iterator[tuple[tuple[Any, ...], str]]:
+    if not isinstance(annotations, Mapping):
+        return
+    size = sum(len(str(key)) + len(str(value)) for key, value in annotations.items())
+    if size > MAX_ANNOTATIONS_BYTES:
+        yield (
+            ("metadata", "annotations"),
+            f"total {size} bytes, over the limit of {MAX_ANNOTATIONS_BYTES}",
+        )
+
+
+def _display(document: Document, default_namespace: str) -> str:
+    identity = _identity(document, default_namespace)
+    return "WebApp" if identity is None else f"WebApp/{identity[0]}/{identity[1]}"
+
+
+def _identity(document: Document, default_namespace: str) -> tuple[str, str] | None:
+    metadata = document.body.get("metadata")
+    if not isinstance(metadata, Mapping) or not isinstance(metadata.get("name"), str):
+        return None
+    namespace = metadata.get("namespace", default_namespace) or default_namespace
+    return (str(namespace), metadata["name"])
+
+
+def duplicates(documents: Iterable[Document], default_namespace: str) -> Iterator[Problem]:
+    """The same namespace/name declared twice, in one file or across files: both places named."""
+    first_seen: dict[tuple[str, str], Document] = {}
+    for document in documents:
+        if not _declares_webapp(document):
+            continue
+        identity = _identity(document, default_namespace)
+        if identity is None:
+            continue
+        first = first_seen.setdefault(identity, document)
+        if first is not document:
+            where = f"{first.file}:{first.line}"
+            reason = f"WebApp/{identity[0]}/{identity[1]} is declared twice: also at {where}"
+            yield document.problem(("metadata", "name"), reason)
+
+
+def _declares_webapp(document: Document) -> bool:
+    return document.body.get("kind") == c.KIND and document.body.get("apiVersion") == c.API_VERSION
+
+
+def webapp_of(document: Document, default_namespace: str) -> WebApp:
+    """The WebApp a valid document declares; its origin is the document's first line."""
+    metadata = document.body["metadata"]
+    spec = document.body["spec"]
+    return WebApp(
+        name=metadata["name"],
+        namespace=metadata.get("namespace") or default_namespace,
+        spec=WebAppSpec(image=spec["image"], replicas=spec["replicas"]),
+        labels=dict(metadata.get("labels") or {}),
+        annotations=dict(metadata.get("annotations") or {}),
+        origin=Origin(document.file, document.line),
+    )

@@ -1,0 +1,219 @@
+"""`validate` and `diff` results as text, JSON or Markdown.
+
+Text is for a person at a terminal (colour only when the caller's Style says so); JSON is
+for programs, with the keys documented in docs/desired-state.md and never renamed;
+Markdown is for a pull-request comment. Pure: returns strings, prints nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from driftctl.core.desired_diff import Changed, FieldChange
+from driftctl.core.model import WebApp
+from driftctl.core.reports import DiffReport, Revision, ValidationReport
+from driftctl.errors import Problem
+from driftctl.render.style import Style, object_ref
+
+JSON_VERSION = 1  # bumped only if a key changes meaning; new keys may be added
+
+
+def _ref(app: WebApp) -> str:
+    return object_ref("WebApp", app.namespace, app.name)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _short(revision: Revision) -> str:
+    if revision.revision is None:
+        return "uncommitted"
+    return revision.revision[:12] + ("-dirty" if revision.dirty else "")
+
+
+# ---- validate -------------------------------------------------------------------------------
+
+
+def validation_text(report: ValidationReport, style: Style) -> str:
+    """Warnings, then one summary line; when invalid, every problem then the count."""
+    lines = [f"{style.paint('warning', 'yellow')}: {warning}" for warning in report.warnings]
+    revision = report.revision
+    where = f"{revision.source} at {_short(revision)}"
+    if report.valid:
+        count = _plural(len(report.webapps), "WebApp")
+        files = _plural(revision.files, "file")
+        lines.append(f"{style.paint('valid', 'green')}: {count} in {files} ({where})")
+    else:
+        lines.extend(str(problem) for problem in report.problems)
+        count = _plural(len(report.problems), "problem")
+        lines.append(f"{style.paint('invalid', 'red')}: {count} ({where})")
+    return "\n".join(lines) + "\n"
+
+
+def validation_json(report: ValidationReport) -> str:
+    """The validation result as one JSON object (see docs/desired-state.md)."""
+    document = {
+        "version": JSON_VERSION,
+        "valid": report.valid,
+        **_revision_json(report.revision),
+        "webapps": [_webapp_json(app) for app in report.webapps],
+        "problems": [_problem_json(problem) for problem in report.problems],
+        "warnings": [_problem_json(warning) for warning in report.warnings],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _revision_json(revision: Revision) -> dict[str, Any]:
+    return {
+        "source": revision.source,
+        "revision": revision.revision,
+        "dirty": revision.dirty,
+        "files": revision.files,
+    }
+
+
+def _webapp_json(app: WebApp) -> dict[str, Any]:
+    return {
+        "namespace": app.namespace,
+        "name": app.name,
+        "image": app.spec.image,
+        "replicas": app.spec.replicas,
+        "labels": dict(app.labels),
+        "annotations": dict(app.annotations),
+        "file": app.origin.file if app.origin else None,
+        "line": app.origin.line if app.origin else None,
+    }
+
+
+def _problem_json(problem: Problem) -> dict[str, Any]:
+    return {
+        "file": problem.file,
+        "line": problem.line,
+        "column": problem.column,
+        "reason": problem.reason,
+    }
+
+
+# ---- diff -----------------------------------------------------------------------------------
+
+
+def _value(value: str | int | None) -> str:
+    return "(none)" if value is None else str(value)
+
+
+def _summary(report: DiffReport) -> str:
+    diff = report.diff
+    if diff.equal:
+        return f"no changes: {_plural(diff.unchanged, 'WebApp')} the same"
+    parts = [f"{len(diff.added)} added", f"{len(diff.removed)} removed"]
+    parts += [f"{len(diff.changed)} changed", f"{diff.unchanged} unchanged"]
+    return ", ".join(parts)
+
+
+def _sides(report: DiffReport) -> str:
+    base = f"{report.base_ref} ({_short(report.base.revision)})"
+    head = f"{report.head_ref} ({_short(report.head.revision)})"
+    return f"{base} -> {head}"
+
+
+def diff_text(report: DiffReport, style: Style) -> str:
+    """`+` added, `-` removed, `~` changed with `field: old -> new`, then a summary line."""
+    lines = [f"{style.paint('warning', 'yellow')}: {w}" for w in report.head.warnings]
+    for app in report.diff.added:
+        lines.append(style.paint(f"+ {_ref(app)}", "green"))
+        lines.append(f"    spec.image: {app.spec.image}")
+        lines.append(f"    spec.replicas: {app.spec.replicas}")
+    for app in report.diff.removed:
+        lines.append(style.paint(f"- {_ref(app)}", "red"))
+    for changed in report.diff.changed:
+        lines.append(style.paint(f"~ {_ref(changed.after)}", "yellow"))
+        lines.extend(_field_line(field, style) for field in changed.fields)
+    lines.append(f"{style.paint(_summary(report), 'bold')}  [{_sides(report)}]")
+    return "\n".join(lines) + "\n"
+
+
+def _field_line(field: FieldChange, style: Style) -> str:
+    old = style.paint(_value(field.old), "red")
+    new = style.paint(_value(field.new), "green")
+    return f"    {field.field}: {old} -> {new}"
+
+
+def diff_json(report: DiffReport) -> str:
+    """The diff as one JSON object (see docs/desired-state.md)."""
+    diff = report.diff
+    document = {
+        "version": JSON_VERSION,
+        "equal": diff.equal,
+        "base": {"ref": report.base_ref, **_revision_json(report.base.revision)},
+        "head": {"ref": report.head_ref, **_revision_json(report.head.revision)},
+        "added": [_webapp_json(app) for app in diff.added],
+        "removed": [_webapp_json(app) for app in diff.removed],
+        "changed": [_changed_json(changed) for changed in diff.changed],
+        "summary": {
+            "added": len(diff.added),
+            "removed": len(diff.removed),
+            "changed": len(diff.changed),
+            "unchanged": diff.unchanged,
+        },
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _changed_json(changed: Changed) -> dict[str, Any]:
+    return {
+        "namespace": changed.after.namespace,
+        "name": changed.after.name,
+        "fields": [
+            {"field": field.field, "old": field.old, "new": field.new} for field in changed.fields
+        ],
+    }
+
+
+def diff_markdown(report: DiffReport) -> str:
+    """A pull-request comment: a heading, the summary, and one table row per change."""
+    lines = [
+        "### driftctl: desired state changes",
+        "",
+        f"{_code(report.base_ref)} ({_short(report.base.revision)}) → "
+        f"{_code(report.head_ref)} ({_short(report.head.revision)}): **{_summary(report)}**",
+    ]
+    if not report.diff.equal:
+        lines += ["", "| change | WebApp | details |", "|---|---|---|"]
+        lines += [_markdown_row(row) for row in _rows(report)]
+    return "\n".join(lines) + "\n"
+
+
+def _rows(report: DiffReport) -> list[tuple[str, WebApp, list[str]]]:
+    rows = [
+        ("added", app, [f"image {_code(app.spec.image)}", f"replicas {app.spec.replicas}"])
+        for app in report.diff.added
+    ]
+    rows += [("removed", app, []) for app in report.diff.removed]
+    rows += [
+        (
+            "changed",
+            changed.after,
+            [
+                f"{_code(f.field)}: {_code(_value(f.old))} → {_code(_value(f.new))}"
+                for f in changed.fields
+            ],
+        )
+        for changed in report.diff.changed
+    ]
+    return rows
+
+
+def _markdown_row(row: tuple[str, WebApp, list[str]]) -> str:
+    action, app, details = row
+    return f"| {action} | {_code(_ref(app))} | {'<br>'.join(details)} |"
+
+
+def _code(text: str) -> str:
+    """Inline code safe inside a table cell, whatever backticks or pipes the text holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}".replace("|", "\\|")
