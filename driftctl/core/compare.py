@@ -24,8 +24,6 @@ from driftctl.core import fieldset as fs
 from driftctl.core.normalize import comparable, equal
 from driftctl.core.objects import Obj
 
-_MISSING = object()
-
 
 def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
     """The fields `desired` sets whose live value differs (or is absent), in field order."""
@@ -33,7 +31,7 @@ def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
     return [
         path
         for path, value in fs.leaves(comparable(desired)).items()
-        if not equal(live_values.get(path, _MISSING), value)
+        if path not in live_values or not equal(live_values[path], value)
     ]
 
 

@@ -130,3 +130,35 @@ def bind_owner(manifest: Obj, owner_uid: str) -> Obj:
         if ref.get("kind") == c.KIND and not ref.get("uid"):
             ref["uid"] = owner_uid
     return out
+
+
+class Outcome(enum.StrEnum):
+    """What happened to one object when a plan was carried out."""
+
+    CREATED = "created"
+    CONFIGURED = "configured"
+    UNCHANGED = "unchanged"
+    DELETED = "deleted"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+# The outcome of an entry carried out without error (replace counts as configured).
+SUCCESS: dict[Action, Outcome] = {
+    Action.CREATE: Outcome.CREATED,
+    Action.UPDATE: Outcome.CONFIGURED,
+    Action.REPLACE: Outcome.CONFIGURED,
+    Action.UNCHANGED: Outcome.UNCHANGED,
+    Action.PRUNE: Outcome.DELETED,
+    Action.CLEANUP: Outcome.DELETED,
+    Action.SKIP: Outcome.SKIPPED,
+}
+
+
+@dataclass(frozen=True)
+class ObjectOutcome:
+    """One object's outcome and, for skipped or failed, why."""
+
+    key: ObjectKey
+    outcome: Outcome
+    reason: str = ""

@@ -1,0 +1,89 @@
+"""The finalizer table of DESIGN.md section 7 and the guarded patches that move it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonpatch
+import pytest
+
+from driftctl import conventions as c
+from driftctl.core.finalizers import FinalizerStep, add_patch, finalizer_step, remove_patch
+
+OTHER = "example.org/other"
+
+
+def webapp(finalizers: list[str] | None, deleting: bool) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "shop", "namespace": "web"}
+    if finalizers is not None:
+        meta["finalizers"] = finalizers
+    if deleting:
+        meta["deletionTimestamp"] = "2026-11-21T09:00:00Z"
+    return {"apiVersion": c.API_VERSION, "kind": c.KIND, "metadata": meta}
+
+
+@pytest.mark.parametrize(
+    ("finalizers", "deleting", "step"),
+    [
+        pytest.param([c.FINALIZER], False, FinalizerStep.APPLY, id="present-not-deleted-applies"),
+        pytest.param([c.FINALIZER], True, FinalizerStep.CLEANUP, id="present-deleted-cleans-up"),
+        pytest.param(None, False, FinalizerStep.ADD, id="absent-not-deleted-adds"),
+        pytest.param([OTHER], True, FinalizerStep.NOTHING, id="absent-deleted-does-nothing"),
+        pytest.param([OTHER, c.FINALIZER], True, FinalizerStep.CLEANUP, id="among-others"),
+    ],
+)
+def test_step_follows_the_table(
+    finalizers: list[str] | None, deleting: bool, step: FinalizerStep
+) -> None:
+    assert finalizer_step(webapp(finalizers, deleting)) is step
+
+
+def test_remove_patch_tests_the_index_it_removes() -> None:
+    live = webapp([OTHER, c.FINALIZER], True)
+
+    patch = remove_patch(live)
+
+    assert patch == [
+        {"op": "test", "path": "/metadata/finalizers/1", "value": c.FINALIZER},
+        {"op": "remove", "path": "/metadata/finalizers/1"},
+    ]
+    assert jsonpatch.apply_patch(live, patch)["metadata"]["finalizers"] == [OTHER]
+
+
+def test_remove_patch_fails_when_the_list_changed_since_it_was_read() -> None:
+    patch = remove_patch(webapp([OTHER, c.FINALIZER], True))
+    assert patch is not None
+
+    with pytest.raises(jsonpatch.JsonPatchTestFailed):
+        jsonpatch.apply_patch(webapp([c.FINALIZER, OTHER], True), patch)
+
+
+def test_remove_patch_is_none_without_our_finalizer() -> None:
+    assert remove_patch(webapp([OTHER], True)) is None
+
+
+@pytest.mark.parametrize(
+    ("finalizers", "expected"),
+    [
+        pytest.param([OTHER], [OTHER, c.FINALIZER], id="appends-after-others"),
+        pytest.param([c.FINALIZER], None, id="present-adds-nothing"),
+    ],
+)
+def test_add_patch_tests_the_whole_list(finalizers: list[str], expected: list[str] | None) -> None:
+    live = webapp(finalizers, False)
+
+    patch = add_patch(live)
+
+    if expected is None:
+        assert patch is None
+    else:
+        assert patch is not None
+        assert patch[0] == {"op": "test", "path": "/metadata/finalizers", "value": finalizers}
+        assert jsonpatch.apply_patch(live, patch)["metadata"]["finalizers"] == expected
+
+
+def test_add_patch_on_a_missing_list_creates_it() -> None:
+    patch = add_patch(webapp(None, False))
+
+    assert patch is not None
+    assert patch[-1] == {"op": "add", "path": "/metadata/finalizers", "value": [c.FINALIZER]}
