@@ -90,14 +90,10 @@ def apply(manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False, s
     return Request("PATCH", path, tuple(query), _json(manifest), APPLY, f"{verb} {kind.kind}/{namespace}/{name}")
 
 
-def delete(kind: Kind, namespace: str, name: str, uid: str, resource_version: str | None) -> Request:
-    """A delete that only removes the object we looked at: preconditions on uid and version."""
-    preconditions = {"uid": uid}
-    if resource_version is not None:
-        preconditions["resourceVersion"] = resource_version
-    body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions,
-            "propagationPolicy": "Background"}
-    return Request("DELETE", kind.item(namespace, name), (), _json(body), JSON, f"delete {kind.kind}/{namespace}/{name}")
+def delete(kind: Kind, namespace: str, name: str, options: Mapping[str, Any]) -> Request:
+    """A delete with DeleteOptions (core.guards.delete_body: uid/version preconditions)."""
+    return Request("DELETE", kind.item(namespace, name), (), _json(options), JSON,
+                   f"delete {kind.kind}/{namespace}/{name}")
 
 
 def json_patch(kind: Kind, namespace: str, name: str, operations: Sequence[Mapping[str, Any]], manager: str) -> Request:

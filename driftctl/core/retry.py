@@ -25,7 +25,7 @@ class Backoff:
         """Seconds to wait before try `attempt + 1`; `jitter` is uniform in [0, 1)."""
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.cap)
-        ceiling = min(self.cap, self.base * 2**attempt)
+        ceiling = min(self.cap, self.base * 2.0**attempt)
         return ceiling / 2 + jitter * ceiling / 2
 
 

@@ -75,15 +75,29 @@ def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
     configuration = client.Configuration()
     try:
         if kubeconfig is None and context is None and _in_cluster():
-            config.load_incluster_config(client_configuration=configuration)
+            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         else:
-            config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration)
+            config.load_kube_config(  # type: ignore[no-untyped-call]
+                config_file=kubeconfig, context=context, client_configuration=configuration
+            )
     except (ConfigException, OSError) as unusable:
         where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
         raise ClusterError(f"cannot use kubeconfig {where}: {unusable}",
                            hint="pass --kubeconfig/--context, or set KUBECONFIG") from None
     configuration.connection_pool_maxsize = max(pool_size, 1)
     return client.ApiClient(configuration)
+
+
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def in_cluster_namespace() -> str:
+    """The Pod's own namespace when running in a cluster, else `default`."""
+    try:
+        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as found:
+            return found.read().strip() or "default"
+    except OSError:
+        return "default"
 
 
 def _in_cluster() -> bool:

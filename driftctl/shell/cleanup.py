@@ -1,0 +1,87 @@
+"""The only module that deletes objects or removes driftctl's finalizer.
+
+Cleanup of a WebApp (pruned, or deleted by a person) runs in this order: delete each
+Deployment it owns (uid precondition), wait until it is gone (bounded), record an Event,
+then remove the finalizer with a JSON Patch whose `test` op checks the index still holds
+it. NotFound counts as done at every step, so cleanup is idempotent and tolerates an
+apply that never ran. If a step fails, the finalizer stays and the next run retries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from driftctl import conventions as c
+from driftctl.core import requests as r
+from driftctl.core.entries import OwnedDelete, PlanEntry
+from driftctl.core.objects import Obj, ObjectKey
+from driftctl.shell.kube import ApiError, Kube
+
+WAIT_SECONDS = 60.0
+POLL_SECONDS = 0.25
+
+
+class CleanupFailed(Exception):
+    """A cleanup step failed; the finalizer stays, and the message says which step."""
+
+
+@dataclass
+class Deleter:
+    """Deletes with preconditions and waits for objects to be gone."""
+
+    kube: Kube
+    manager: str = c.FIELD_MANAGER
+    wait_seconds: float = WAIT_SECONDS
+    sleep: Callable[[float], None] = time.sleep
+
+    def delete(self, key: ObjectKey, options: Obj) -> None:
+        """Delete one object; already gone is fine, a failed precondition is not."""
+        try:
+            self.kube.send(r.delete(r.KINDS[key.kind], key.namespace, key.name, options))
+        except ApiError as failed:
+            if failed.status != 404:
+                raise
+
+    def wait_gone(self, key: ObjectKey, uid: str) -> bool:
+        """Whether the object with `uid` disappeared within the bound."""
+        deadline = time.monotonic() + self.wait_seconds
+        while True:
+            try:
+                current = self.kube.send(r.get(r.KINDS[key.kind], key.namespace, key.name))
+            except ApiError as failed:
+                if failed.status == 404:
+                    return True
+                raise
+            if current.get("metadata", {}).get("uid") != uid:
+                return True  # gone, and something new took the name
+            if time.monotonic() >= deadline:
+                return False
+            self.sleep(POLL_SECONDS)
+
+    def cleanup(self, entry: PlanEntry) -> None:
+        """Delete what the WebApp owns, wait for it, then remove the finalizer."""
+        for owned in entry.owned:
+            self._delete_owned(owned)
+        self.remove_finalizer(entry)
+
+    def _delete_owned(self, owned: OwnedDelete) -> None:
+        try:
+            self.delete(owned.key, owned.body)
+            gone = self.wait_gone(owned.key, owned.body["preconditions"]["uid"])
+        except ApiError as failed:
+            raise CleanupFailed(f"deleting {owned.key.display} failed: {failed.short}") from None
+        if not gone:
+            raise CleanupFailed(f"{owned.key.display} still exists after {self.wait_seconds:.0f}s")
+
+    def remove_finalizer(self, entry: PlanEntry) -> None:
+        if not entry.finalizer_patch:
+            return
+        request = r.json_patch(r.WEBAPP, entry.key.namespace, entry.key.name, entry.finalizer_patch, self.manager)
+        try:
+            self.kube.send(request)
+        except ApiError as failed:
+            if failed.status == 404:
+                return
+            raise CleanupFailed(f"removing the finalizer failed: {failed.short}") from None

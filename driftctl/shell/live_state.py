@@ -1,0 +1,38 @@
+"""Reads the live state of one instance: its WebApps and Deployments, by paged LISTs.
+
+Two cluster-wide LISTs limited by the instance label, parsed as plain JSON. No per-object
+GET: when nothing drifted, these pages are all a plan costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftctl import conventions as c
+from driftctl.core import requests as r
+from driftctl.core.objects import Obj
+from driftctl.errors import ClusterError
+from driftctl.shell.kube import ApiError, Kube
+
+
+@dataclass(frozen=True)
+class Live:
+    """This instance's live objects."""
+
+    webapps: list[Obj]
+    deployments: list[Obj]
+
+
+def read_live(kube: Kube, instance: str) -> Live:
+    """List this instance's WebApps and Deployments across all namespaces."""
+    selector = c.instance_selector(instance)
+    try:
+        webapps = list(kube.list_all(r.WEBAPP, selector))
+    except ApiError as failed:
+        if failed.status == 404:
+            raise ClusterError(
+                f"the cluster has no WebApp resource ({c.CRD_NAME} is not installed)",
+                hint="install the CRD: driftctl crd | kubectl apply -f -",
+            ) from None
+        raise
+    return Live(webapps, list(kube.list_all(r.DEPLOYMENT, selector)))
