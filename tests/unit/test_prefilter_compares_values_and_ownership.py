@@ -82,7 +82,9 @@ def test_status_entry_is_kept_apart_from_the_object_fields() -> None:
 
 
 def test_dot_entries_are_not_fields() -> None:
-    tree: dict[str, Any] = {"f:spec": {".": {}, "f:containers": {'k:{"name":"app"}': {".": {}, "f:image": {}}}}}
+    tree: dict[str, Any] = {
+        "f:spec": {".": {}, "f:containers": {'k:{"name":"app"}': {".": {}, "f:image": {}}}}
+    }
 
     assert fs.tree_paths(tree) == {("f:spec", "f:containers", 'k:{"name":"app"}', "f:image")}
 

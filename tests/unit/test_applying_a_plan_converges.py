@@ -1,0 +1,146 @@
+"""Property: after carrying out a plan, planning again finds nothing to do and asks nothing.
+
+The cluster is tests/unit/ssa_model.py, a model of server-side apply for this property of
+the pure core; integration tests check the same on the real control plane.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from driftctl import conventions as c
+from driftctl.core import fieldset as fs
+from driftctl.core.desired import Stamp, build_deployment, webapp_manifest
+from driftctl.core.entries import Action, Plan, PlanEntry, PlanOptions, bind_owner
+from driftctl.core.guards import MaxPrune, PruneOptions
+from driftctl.core.model import WebApp, WebAppSpec
+from driftctl.core.objects import ObjectKey
+from driftctl.core.plan import finish, prepare
+from tests.unit.ssa_model import Cluster
+
+NAMES = ("shop", "blog", "wiki", "cart")
+SOURCE = "https://git.example.org/team/apps.git#apps"
+OPTIONS = PlanOptions(prune=PruneOptions(allow_empty=True, max_prune=MaxPrune(100, percent=True)))
+
+apps = st.builds(
+    lambda name, image, replicas, team: WebApp(
+        name, "web", WebAppSpec(image, replicas), labels={"team": team} if team else {}
+    ),
+    st.sampled_from(NAMES),
+    st.sampled_from(("nginx:1.27", "nginx:1.25", "ghost:5")),
+    st.integers(0, 5),
+    st.sampled_from(("", "a", "b")),
+)
+app_sets = st.lists(apps, max_size=4, unique_by=lambda app: app.name)
+drifts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ("scale", "edit-image", "label", "delete-deployment", "delete-webapp", "no-finalizer")
+        ),
+        st.sampled_from(NAMES),
+        st.integers(0, 9),
+    ),
+    max_size=4,
+)
+
+
+def earlier_run(cluster: Cluster, earlier: list[WebApp], stamp: Stamp) -> None:
+    """What an earlier driftctl run left: each WebApp and its Deployment, applied."""
+    for app in earlier:
+        owner = cluster.apply(webapp_manifest(app, stamp), c.FIELD_MANAGER)
+        cluster.apply(
+            build_deployment(app, stamp.instance, owner["metadata"]["uid"]), c.FIELD_MANAGER
+        )
+
+
+def drift(cluster: Cluster, what: str, name: str, number: int, stamp: Stamp) -> None:
+    """Someone changes the cluster behind driftctl's back."""
+    webapp, dep = ObjectKey(c.KIND, "web", name), ObjectKey(c.DEPLOYMENT_KIND, "web", name)
+    if what == "scale" and dep in cluster.objects:
+        cluster.update(dep, "kubectl-scale", ("f:spec", "f:replicas"), number)
+    elif what == "edit-image" and dep in cluster.objects:
+        path = ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"app"}', "f:image")
+        cluster.update(dep, "kubectl-edit", path, f"busybox:{number}")
+    elif what == "label" and webapp in cluster.objects:
+        cluster.update(webapp, "kubectl-label", ("f:metadata", "f:labels", "f:team"), str(number))
+    elif what == "delete-deployment":
+        cluster.objects.pop(dep, None)
+    elif what == "delete-webapp":
+        cluster.delete(webapp)
+    elif what == "no-finalizer" and webapp in cluster.objects:
+        manifest = webapp_manifest(WebApp(name, "web", WebAppSpec("nginx:1.27", number)), stamp)
+        del manifest["metadata"]["finalizers"]
+        cluster.objects.pop(dep, None)
+        cluster.objects.pop(webapp)
+        cluster.apply(manifest, c.FIELD_MANAGER)
+
+
+def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, int]:
+    """Plan against the cluster, dry-running every candidate there; also count the dry-runs."""
+    prep = prepare(
+        desired, cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND), stamp, OPTIONS
+    )
+    results = {
+        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
+        for candidate in prep.candidates
+    }
+    return finish(prep, results), len(prep.candidates)
+
+
+def carry_out(cluster: Cluster, entry: PlanEntry) -> None:
+    """What the shell does for one entry."""
+    if entry.action in (Action.PRUNE, Action.CLEANUP, Action.REPLACE):
+        if entry.action is not Action.CLEANUP:
+            cluster.delete(entry.key)
+        for owned in entry.owned:
+            cluster.delete(owned.key)
+        if entry.finalizer_patch and entry.key in cluster.objects:
+            cluster.patch(entry.key, list(entry.finalizer_patch))
+    if entry.action in (Action.CREATE, Action.UPDATE, Action.REPLACE):
+        assert entry.manifest is not None
+        manifest = entry.manifest
+        if entry.owner is not None:
+            manifest = bind_owner(manifest, cluster.objects[entry.owner]["metadata"]["uid"])
+        cluster.apply(manifest, c.FIELD_MANAGER)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(earlier=app_sets, changes=drifts, desired=app_sets, next_commit=st.booleans())
+def test_planning_after_applying_a_plan_finds_nothing_to_do(
+    earlier: list[WebApp],
+    changes: list[tuple[str, str, int]],
+    desired: list[WebApp],
+    next_commit: bool,
+) -> None:
+    cluster = Cluster()
+    before, now = Stamp("default", "1" * 40, SOURCE), Stamp("default", "2" * 40, SOURCE)
+    earlier_run(cluster, earlier, before)
+    for what, name, number in changes:
+        drift(cluster, what, name, number, before)
+
+    first, _ = plan(cluster, desired, now)
+    for entry in first.entries:
+        carry_out(cluster, entry)
+    second, dry_runs = plan(
+        cluster, desired, Stamp("default", "3" * 40, SOURCE) if next_commit else now
+    )
+
+    assert [(e.key.display, e.action) for e in second.entries if e.changing] == []
+    assert dry_runs == 0, "the prefilter should clear every object of a converged cluster"
+    assert {key.name for key in cluster.objects} == {app.name for app in desired}
+
+
+def test_the_model_records_apply_ownership_like_the_captured_objects() -> None:
+    cluster = Cluster()
+    app = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
+    applied: dict[str, Any] = cluster.apply(
+        webapp_manifest(app, Stamp("default", "1" * 40, SOURCE)), c.FIELD_MANAGER
+    )
+
+    owned = fs.owned_fields(applied, c.FIELD_MANAGER, c.API_VERSION)
+
+    assert ("f:spec", "f:replicas") in owned
+    assert ("f:metadata", "f:finalizers", f'v:"{c.FINALIZER}"') in owned
