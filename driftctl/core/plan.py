@@ -27,7 +27,6 @@ was not running) is pruned on its own, under the same guards as WebApps.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from driftctl import conventions as c
 from driftctl.core import fieldset as fs
@@ -39,49 +38,19 @@ from driftctl.core.entries import (
     Candidate,
     DryRunError,
     DryRunResult,
-    OwnedDelete,
     Plan,
     PlanEntry,
     PlanOptions,
     Preparation,
 )
-from driftctl.core.finalizers import FinalizerStep, finalizer_step, remove_patch
-from driftctl.core.guards import check_prunes, delete_body, is_ours
+from driftctl.core.finalizers import FinalizerStep, finalizer_step
+from driftctl.core.guards import delete_body
 from driftctl.core.model import WebApp
 from driftctl.core.normalize import comparable, equal
-from driftctl.core.objects import Obj, ObjectKey, is_terminating, key_of, owner_uids, uid
+from driftctl.core.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.removals import LiveState, cleanup, plan_removals, skip
 
 Slot = PlanEntry | Candidate
-Place = tuple[str, str]  # (namespace, name)
-
-
-@dataclass(frozen=True)
-class LiveState:
-    """The live objects of one instance, indexed for pairing."""
-
-    webapps: dict[Place, Obj]
-    deployments: dict[Place, Obj]
-
-    @classmethod
-    def index(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
-        """Index live objects by (namespace, name)."""
-        return cls(
-            {key_of(obj)[1:]: obj for obj in webapps},
-            {key_of(obj)[1:]: obj for obj in deployments},
-        )
-
-    def owned_by(self, webapp: Obj) -> list[Obj]:
-        """The live Deployments whose ownerReference points at `webapp`."""
-        return [dep for dep in self.deployments.values() if uid(webapp) in owner_uids(dep)]
-
-    def orphans(self, instance: str) -> list[Obj]:
-        """This instance's live Deployments whose owner WebApp is not live."""
-        owners = {uid(obj) for obj in self.webapps.values()}
-        return [
-            dep
-            for dep in self.deployments.values()
-            if is_ours(dep, instance) and not is_terminating(dep) and not owner_uids(dep) & owners
-        ]
 
 
 def prepare(
@@ -100,9 +69,9 @@ def prepare(
         before, during = _plan_app(app, state, stamp, options.manager)
         removals += before
         applies += during
-    pruned, refusals = _plan_removals(desired, state, stamp.instance, options)
+    pruned, refusals = plan_removals(desired, state, stamp.instance, options)
     return Preparation(
-        tuple(_ordered(removals + pruned) + applies), refusals, stamp.revision, options.manager
+        tuple(_ordered([*removals, *pruned]) + applies), refusals, stamp.revision, options.manager
     )
 
 
@@ -129,12 +98,12 @@ def _plan_app(
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
-        return [_cleanup(live, state, again)], [recreate, _awaiting_owner(app, stamp, None)]
+        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, stamp, None)]
     if step is FinalizerStep.NOTHING:
         why = "being deleted without driftctl's finalizer; the next run creates it again"
         return [], [
-            _skip(key_of(manifest), why),
-            _skip(_deployment_key(app), "its WebApp is being deleted"),
+            skip(key_of(manifest), why),
+            skip(_deployment_key(app), "its WebApp is being deleted"),
         ]
     dep = build_deployment(app, stamp.instance, uid(live))
     return [], [_apply_slot(manifest, live, manager), _deployment_slot(dep, live_dep, manager)]
@@ -155,7 +124,7 @@ def _deployment_slot(manifest: Obj, live: Obj | None, manager: str) -> Slot:
     if live is None:
         return Candidate(key, manifest, None)
     if is_terminating(live):
-        return _skip(key, "being deleted; the next run creates it again")
+        return skip(key, "being deleted; the next run creates it again")
     if not equal(_selector(live), _selector(manifest)):
         return _replace(manifest, live, manager)
     return _apply_slot(manifest, live, manager)
@@ -203,73 +172,6 @@ def _awaiting_owner(app: WebApp, stamp: Stamp, live: Obj | None) -> PlanEntry:
 def _create_locally(manifest: Obj, reason: str) -> PlanEntry:
     patch = tuple(patch_between(None, manifest))
     return PlanEntry(key_of(manifest), Action.CREATE, reason, patch, manifest=manifest)
-
-
-def _skip(key: ObjectKey, reason: str) -> PlanEntry:
-    return PlanEntry(key, Action.SKIP, reason)
-
-
-def _cleanup(live: Obj, state: LiveState, reason: str) -> PlanEntry:
-    """Finish a requested deletion: delete what the WebApp owns, then remove the finalizer."""
-    return PlanEntry(
-        key_of(live),
-        Action.CLEANUP,
-        reason,
-        finalizer_patch=tuple(remove_patch(live) or ()),
-        owned=_owned(live, state),
-    )
-
-
-def _owned(live: Obj, state: LiveState) -> tuple[OwnedDelete, ...]:
-    deps = sorted(state.owned_by(live), key=key_of)
-    return tuple(
-        OwnedDelete(key_of(dep), delete_body(dep, with_resource_version=False)) for dep in deps
-    )
-
-
-def _plan_removals(
-    desired: Sequence[WebApp], state: LiveState, instance: str, options: PlanOptions
-) -> tuple[list[Slot], tuple[str, ...]]:
-    """Cleanups of Terminating WebApps, and prunes (guarded) of what Git no longer declares."""
-    wanted = {app.key for app in desired}
-    slots: list[Slot] = []
-    candidates: list[Obj] = []
-    for place, live in sorted(state.webapps.items()):
-        step = finalizer_step(live)
-        if place in wanted:
-            continue
-        if step is FinalizerStep.CLEANUP:
-            slots.append(_cleanup(live, state, "deleted in the cluster; cleanup is pending"))
-        elif step is FinalizerStep.NOTHING:
-            slots.append(_skip(key_of(live), "being deleted without driftctl's finalizer"))
-        else:
-            candidates.append(live)
-    orphans = [dep for dep in state.orphans(instance) if key_of(dep)[1:] not in wanted]
-    managed = sum(1 for obj in state.webapps.values() if is_ours(obj, instance)) + len(orphans)
-    candidates += orphans
-    counts = (len(desired), managed)
-    decision = check_prunes(candidates, instance, counts, options.prune)
-    for verdict in decision.verdicts:
-        if verdict.reason is None:
-            slots.append(_prune(verdict.obj, state))
-        else:
-            slots.append(_skip(key_of(verdict.obj), verdict.reason))
-    return slots, (decision.refusal,) if decision.refusal else ()
-
-
-def _prune(live: Obj, state: LiveState) -> PlanEntry:
-    if live.get("kind") != c.KIND:
-        return PlanEntry(
-            key_of(live), Action.PRUNE, "its WebApp is gone (orphaned)", delete=delete_body(live)
-        )
-    return PlanEntry(
-        key_of(live),
-        Action.PRUNE,
-        "not declared in Git",
-        delete=delete_body(live),
-        finalizer_patch=tuple(remove_patch(live) or ()),
-        owned=_owned(live, state),
-    )
 
 
 def finish(preparation: Preparation, results: Mapping[ObjectKey, DryRunResult]) -> Plan:
