@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftctl.core.repo_url import Credentials, RepoUrl, is_url, parse_repo_url, redact_text
-from driftctl.core.tree import Entry, EntryKind, Snapshot, folder_path, joined, should_read
+from driftctl.core.tree import (
+    Entry,
+    EntryKind,
+    Snapshot,
+    folder_path,
+    is_manifest,
+    joined,
+    should_read,
+)
 from driftctl.errors import SourceError, UsageError
 
 TOKEN_ENV = "DRIFTCTL_GIT_TOKEN"
@@ -273,8 +281,8 @@ def _tree_entries(git: _Git, sha: str, folder: str, where: str) -> Iterator[Entr
         size_bytes = int(size) if size.isdigit() else 0
         if kind is EntryKind.FILE and should_read(entry_path, size_bytes):
             wanted.append((entry_path, size_bytes, object_id))
-        elif kind is not EntryKind.FILE or entry_path.endswith((".yaml", ".yml")):
-            yield Entry(entry_path, kind, size_bytes)
+        elif kind is not EntryKind.FILE or is_manifest(entry_path):
+            yield Entry(entry_path, kind, size_bytes)  # refused by the core, not read
     yield from _read_blobs(git, wanted)
 
 
@@ -322,8 +330,10 @@ def _worktree_entry(top: Path, entry_path: str) -> Entry | None:
         return Entry(entry_path, EntryKind.SYMLINK)
     if stat.S_ISDIR(info.st_mode):
         return Entry(entry_path, EntryKind.SUBMODULE)  # a gitlink, or a nested repository
+    if not is_manifest(entry_path):
+        return None
     if not should_read(entry_path, info.st_size):
-        return Entry(entry_path, EntryKind.FILE, info.st_size)
+        return Entry(entry_path, EntryKind.FILE, info.st_size)  # refused by the core, not read
     try:
         data = (top / entry_path).read_bytes()
     except OSError as error:
