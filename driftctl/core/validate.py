@@ -18,7 +18,7 @@ from driftctl import conventions as c
 from driftctl.core.crd import spec_schema
 from driftctl.core.documents import Document, Loaded
 from driftctl.core.model import Origin, WebApp, WebAppSpec
-from driftctl.core.schema import check, describe, dotted
+from driftctl.core.schema import Schema, check, describe, dotted
 from driftctl.errors import InvalidDesiredState, Problem
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -55,10 +55,11 @@ def validate(loaded: Loaded, options: Options) -> Validated:
     problems = list(loaded.problems)
     warnings: list[Problem] = []
     apps: list[WebApp] = []
+    schema = spec_schema()  # built once per run: generating it costs more than checking
     for document in loaded.documents:
         if not _is_webapp(document, options, problems, warnings):
             continue
-        found = list(document_problems(document, options.default_namespace))
+        found = list(document_problems(document, options.default_namespace, schema))
         problems.extend(found)
         if not found:
             apps.append(webapp_of(document, options.default_namespace))
@@ -98,7 +99,9 @@ def _is_webapp(
     return False
 
 
-def document_problems(document: Document, default_namespace: str) -> Iterator[Problem]:
+def document_problems(
+    document: Document, default_namespace: str, schema: Schema
+) -> Iterator[Problem]:
     """Everything wrong with one WebApp document, each at the place it was written."""
     body = document.body
     who = _display(document, default_namespace)
@@ -119,7 +122,7 @@ def document_problems(document: Document, default_namespace: str) -> Iterator[Pr
     if spec is None:
         yield document.problem(("spec",), f"{who}: spec is required")
         return
-    for violation in check(spec, spec_schema(), ("spec",)):
+    for violation in check(spec, schema, ("spec",)):
         yield document.problem(
             violation.path, f"{who}: {dotted(violation.path)} {violation.message}"
         )
