@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
+from driftctl import conventions as c
 from tests.conftest import ROOT
 from tests.controlplane import launcher
+from tests.gitrepos import Repo
+from tests.integration.harness import Harness
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 
@@ -92,10 +95,38 @@ def service_account_kubeconfig(
 
 @pytest.fixture
 def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> Iterator[str]:
-    """A fresh namespace for one test, deleted (without waiting) afterwards."""
+    """A fresh namespace for one test, deleted (without waiting) afterwards.
+
+    WebApps still carrying driftctl's finalizer would keep the namespace Terminating for
+    ever (no driftctl runs after the test), so teardown releases them first, as the
+    README's manual recovery does.
+    """
     stem = re.sub(r"[^a-z0-9-]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
     name = f"{stem}-{secrets.token_hex(3)}"
     core = client.CoreV1Api(kube_client)
     core.create_namespace({"metadata": {"name": name}})
     yield name
+    release_finalizers(kube_client, name)
     core.delete_namespace(name)
+
+
+def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
+    objects = client.CustomObjectsApi(kube_client)
+    listed = objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL)
+    for item in listed["items"]:
+        if item["metadata"].get("finalizers"):
+            objects.patch_namespaced_custom_object(
+                c.GROUP, c.VERSION, namespace, c.PLURAL, item["metadata"]["name"],
+                {"metadata": {"finalizers": None}}, _content_type="application/merge-patch+json",
+            )
+
+
+@pytest.fixture
+def harness(
+    namespace: str, service_account_kubeconfig: Path, kubectl: list[str], tmp_path: Path
+) -> Harness:
+    """A Git repository, and driftctl as the CronJob's ServiceAccount, for one test.
+
+    The instance is named after the namespace, so each test only ever sees its own objects.
+    """
+    return Harness(Repo(tmp_path / "repo"), namespace, namespace, service_account_kubeconfig, kubectl)

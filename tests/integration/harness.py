@@ -1,0 +1,172 @@
+"""Runs driftctl against the test control plane the way the CronJob does.
+
+driftctl runs as its own process, as the ServiceAccount bound to cronjob/rbac.yaml (not as
+admin), reading a real Git repository. Each test gets its own namespace and instance, so
+the cluster-wide LISTs of one test never see another test's objects. What "a person" does
+goes through the real kubectl as admin.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT
+from tests.controlplane import launcher
+from tests.gitrepos import Repo, webapp
+
+LOCK_NAMESPACE = "driftctl-system"
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+def webapps_yaml(apps: Mapping[str, tuple[str, int]]) -> str:
+    """A multi-document file of WebApps: name -> (image, replicas)."""
+    return "---\n".join(webapp(name, image, replicas) for name, (image, replicas) in apps.items())
+
+
+@dataclass
+class Harness:
+    """One test's repository, namespace, instance, and the tools to look at the cluster."""
+
+    repo: Repo
+    namespace: str
+    instance: str
+    kubeconfig: Path  # the ServiceAccount's
+    kubectl_argv: list[str]  # admin
+
+    def declare(self, apps: Mapping[str, tuple[str, int]], message: str = "change") -> str:
+        """Make Git declare exactly `apps` (name -> (image, replicas)); return the commit."""
+        self.repo.write({"apps/webapps.yaml": webapps_yaml(apps)})
+        return self.repo.commit(message)
+
+    def driftctl(self, *args: str, kubeconfig: Path | None = None, timeout: float = 120) -> Ran:
+        command = args[0]
+        argv = [sys.executable, "-m", "driftctl", *args,
+                "--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
+        if command in ("plan", "apply"):
+            argv += ["--repo", str(self.repo.path), "--ref", "main", "--path", "apps",
+                     "--namespace", self.namespace]
+        if command in ("apply", "unlock"):
+            argv += ["--lock-namespace", LOCK_NAMESPACE]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                              env=_env(), check=False)
+        return Ran(done.returncode, done.stdout, done.stderr)
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        """driftctl in the background (for concurrent runs)."""
+        argv = [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(self.kubeconfig),
+                "--instance", self.instance, "--repo", str(self.repo.path), "--ref", "main",
+                "--path", "apps", "--namespace", self.namespace, "--lock-namespace", LOCK_NAMESPACE]
+        return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=_env())
+
+    def kubectl(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run([*self.kubectl_argv, *args], capture_output=True, text=True,
+                              check=False, timeout=60)
+        if check and done.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {done.stderr}")
+        return done.stdout
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        out = self.kubectl("get", kind, name, "-n", namespace or self.namespace, "-o", "json",
+                           "--ignore-not-found")
+        return json.loads(out) if out.strip() else None
+
+    def names(self, kind: str) -> list[str]:
+        out = json.loads(self.kubectl("get", kind, "-n", self.namespace, "-o", "json"))
+        return sorted(item["metadata"]["name"] for item in out["items"])
+
+    def versions(self) -> dict[str, str]:
+        """resourceVersion of every WebApp and Deployment in the namespace."""
+        out = json.loads(self.kubectl("get", "webapps,deployments", "-n", self.namespace, "-o", "json"))
+        return {f"{i['kind']}/{i['metadata']['name']}": i["metadata"]["resourceVersion"] for i in out["items"]}
+
+    def events(self) -> list[Obj]:
+        items: list[Obj] = json.loads(self.kubectl("get", "events", "-n", self.namespace, "-o", "json"))["items"]
+        return items
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBECONFIG", "DRIFTCTL_"))}
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def eventually(check: Callable[[], bool], timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+Series = tuple[str, str, str, str, str, str]  # resource, subresource, verb, scope, dry_run, code
+
+
+@dataclass(frozen=True)
+class Requests:
+    """The API server's own request counters at one moment.
+
+    `by_series` is apiserver_request_total (every client). `service_accounts` is what API
+    Priority and Fairness dispatched for ServiceAccounts: in this suite only driftctl runs
+    as one (the admin and the controller manager are exempt), so it counts driftctl alone.
+    """
+
+    by_series: Counter[Series]
+    service_accounts: int
+
+
+def request_counts(plane: launcher.ControlPlane) -> Requests:
+    """Read the counters from the API server's /metrics."""
+    code, body = launcher.get(plane.folder, plane.server, "/metrics", timeout=30)
+    assert code == 200
+    counts: Counter[Series] = Counter()
+    dispatched = 0
+    for line in body.splitlines():
+        name, _, rest = line.partition("{")
+        if name not in ("apiserver_request_total", "apiserver_flowcontrol_dispatched_requests_total"):
+            continue
+        labels_text, value = rest.rsplit("} ", 1)
+        labels = dict(_LABEL.findall(labels_text))
+        if name == "apiserver_request_total":
+            key: Series = (labels.get("resource", ""), labels.get("subresource", ""), labels.get("verb", ""),
+                           labels.get("scope", ""), labels.get("dry_run", ""), labels.get("code", ""))
+            counts[key] += int(float(value))
+        elif labels.get("flow_schema") == "service-accounts":
+            dispatched += int(float(value))
+    return Requests(counts, dispatched)
+
+
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def delta(before: Requests, after: Requests, resources: Sequence[str]) -> Counter[Series]:
+    """Requests (by any client) made between two snapshots to the given resources."""
+    old, new = before.by_series, after.by_series
+    return Counter({k: new[k] - old[k] for k in new if k[0] in resources and new[k] != old[k]})
+
+
+def quiet(harness: Harness) -> None:
+    """Wait until no namespace is terminating: the namespace controller's requests would count."""
+    def settled() -> bool:
+        spaces = json.loads(harness.kubectl("get", "namespaces", "-o", "json"))["items"]
+        return all(ns["status"].get("phase") != "Terminating" for ns in spaces)
+    assert eventually(settled, 120), "namespaces still terminating"
