@@ -16,9 +16,9 @@ import click
 
 from driftctl import __version__, pipeline, reconcile
 from driftctl import conventions as c
+from driftctl.core.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.core.entries import ObjectOutcome, Outcome
 from driftctl.core.guards import PruneOptions, parse_max_prune
-from driftctl.core.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.core.validate import Options
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 from driftctl.render import desired as render
@@ -204,29 +204,60 @@ def diff(
 def cluster_options(command: F) -> F:
     """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
     options = [
-        click.option("--kubeconfig", envvar="KUBECONFIG", type=click.Path(dir_okay=False),
-                     help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the Pod's "
-                     "service account in a cluster)."),
+        click.option(
+            "--kubeconfig",
+            envvar="KUBECONFIG",
+            type=click.Path(dir_okay=False),
+            help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the Pod's "
+            "service account in a cluster).",
+        ),
         click.option("--context", help="Kubeconfig context to use (default: its current context)."),
-        click.option("--instance", envvar="DRIFTCTL_INSTANCE", default=c.DEFAULT_INSTANCE,
-                     show_default=True,
-                     help="This driftctl's instance: it only sees and changes objects labelled "
-                     f"{c.INSTANCE_LABEL}=<instance>."),
-        click.option("--field-manager", default=c.FIELD_MANAGER, show_default=True,
-                     help="Field manager of server-side apply."),
-        click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True,
-                     help="Seconds the whole run may take, retries of transient failures included."),
-        click.option("--concurrency", type=click.IntRange(min=1, max=64), default=4,
-                     show_default=True, help="Objects sent to the API server at once."),
+        click.option(
+            "--instance",
+            envvar="DRIFTCTL_INSTANCE",
+            default=c.DEFAULT_INSTANCE,
+            show_default=True,
+            help="This driftctl's instance: it only sees and changes objects labelled "
+            f"{c.INSTANCE_LABEL}=<instance>.",
+        ),
+        click.option(
+            "--field-manager",
+            default=c.FIELD_MANAGER,
+            show_default=True,
+            help="Field manager of server-side apply.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=1),
+            default=300,
+            show_default=True,
+            help="Seconds the whole run may take, retries of transient failures included.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1, max=64),
+            default=4,
+            show_default=True,
+            help="Objects sent to the API server at once.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def _cluster(kubeconfig: str | None, context: str | None, instance: str, field_manager: str,
-             timeout: float, concurrency: int) -> reconcile.ClusterOptions:
-    return reconcile.ClusterOptions(kubeconfig, context, instance, field_manager, timeout, concurrency)
+def _cluster(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+) -> reconcile.ClusterOptions:
+    return reconcile.ClusterOptions(
+        kubeconfig, context, instance, field_manager, timeout, concurrency
+    )
 
 
 def _warn(desired_warnings: Sequence[object]) -> None:
@@ -238,13 +269,32 @@ def _warn(desired_warnings: Sequence[object]) -> None:
 @source_options(with_ref=True)
 @cluster_options
 @click.option("--show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
-@click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
 @click.pass_context
-def plan(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_dir: Path | None,
-         namespace: str, skip_unknown_kinds: bool, kubeconfig: str | None, context: str | None,
-         instance: str, field_manager: str, timeout: float, concurrency: int,
-         show_unchanged: bool, output: str) -> None:
+def plan(
+    ctx: click.Context,
+    *,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    show_unchanged: bool,
+    output: str,
+) -> None:
     """Show what `apply` would change in the cluster, exactly, without changing anything.
 
     Per object: create, update (with the field changes and who changed them), unchanged,
@@ -253,8 +303,18 @@ def plan(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_dir
     Exit 0 when nothing would change, 1 when something would, 3/4 on errors.
     """
     planned = reconcile.plan(
-        _request(repo, path, cache_dir, ref), Options(namespace, skip_unknown_kinds), os.environ,
-        _cluster(kubeconfig, context, instance, field_manager, timeout, concurrency), PruneOptions(),
+        _request(repo, path, cache_dir, ref),
+        Options(namespace, skip_unknown_kinds),
+        os.environ,
+        _cluster(
+            kubeconfig=kubeconfig,
+            context=context,
+            instance=instance,
+            field_manager=field_manager,
+            timeout=timeout,
+            concurrency=concurrency,
+        ),
+        PruneOptions(),
     )
     _warn(planned.desired.warnings)
     if output == "json":
@@ -262,35 +322,75 @@ def plan(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_dir
     elif output == "markdown":
         click.echo(plan_render.plan_markdown(planned.plan), nl=False)
     else:
-        click.echo(plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged), nl=False)
+        click.echo(
+            plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged), nl=False
+        )
     ctx.exit(ExitCode.CHANGES if planned.plan.has_changes else ExitCode.OK)
 
 
 @cli.command()
 @source_options(with_ref=True)
 @cluster_options
-@click.option("--prune/--no-prune", default=True, show_default=True,
-              help="Delete this instance's WebApps that Git no longer declares.")
-@click.option("--allow-empty", is_flag=True,
-              help="Allow pruning when Git declares no WebApp at all.")
-@click.option("--max-prune", metavar="N|P%",
-              help="Most deletions in one run: a count or a percentage of the managed WebApps "
-              "(default: half of them).")
-@click.option("--recreate", is_flag=True,
-              help="Delete and create again objects whose immutable fields changed.")
-@click.option("--lock-namespace", envvar="DRIFTCTL_LOCK_NAMESPACE",
-              help="Namespace of the run lock (Lease driftctl-<instance>) (default: the Pod's "
-              "namespace in a cluster, else default).")
-@click.option("--lock-timeout", type=click.FloatRange(min=0), default=0, show_default=True,
-              help="Seconds to wait for another run's lock before exiting 6.")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option(
+    "--prune/--no-prune",
+    default=True,
+    show_default=True,
+    help="Delete this instance's WebApps that Git no longer declares.",
+)
+@click.option(
+    "--allow-empty", is_flag=True, help="Allow pruning when Git declares no WebApp at all."
+)
+@click.option(
+    "--max-prune",
+    metavar="N|P%",
+    help="Most deletions in one run: a count or a percentage of the managed WebApps "
+    "(default: half of them).",
+)
+@click.option(
+    "--recreate",
+    is_flag=True,
+    help="Delete and create again objects whose immutable fields changed.",
+)
+@click.option(
+    "--lock-namespace",
+    envvar="DRIFTCTL_LOCK_NAMESPACE",
+    help="Namespace of the run lock (Lease driftctl-<instance>) (default: the Pod's "
+    "namespace in a cluster, else default).",
+)
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seconds to wait for another run's lock before exiting 6.",
+)
+@click.option(
+    "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 @click.pass_context
-def apply(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_dir: Path | None,
-          namespace: str, skip_unknown_kinds: bool, kubeconfig: str | None, context: str | None,
-          instance: str, field_manager: str, timeout: float, concurrency: int, prune: bool,
-          allow_empty: bool, max_prune: str | None, recreate: bool, lock_namespace: str | None,
-          lock_timeout: float, output: str) -> None:
+def apply(
+    ctx: click.Context,
+    *,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    prune: bool,
+    allow_empty: bool,
+    max_prune: str | None,
+    recreate: bool,
+    lock_namespace: str | None,
+    lock_timeout: float,
+    output: str,
+) -> None:
     """Make the cluster equal to Git: apply, prune through the finalizer, write status.
 
     Takes the run lock, plans exactly as `plan` does, then carries the plan out with
@@ -299,8 +399,9 @@ def apply(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_di
     lock, 3/4 on errors.
     """
     limits = PruneOptions(prune, allow_empty, parse_max_prune(max_prune) if max_prune else None)
-    applying = reconcile.ApplyOptions(limits, recreate, lock_namespace or in_cluster_namespace(),
-                                      lock_timeout)
+    applying = reconcile.ApplyOptions(
+        limits, recreate, lock_namespace or in_cluster_namespace(), lock_timeout
+    )
     style = _style()
 
     def progress(item: ObjectOutcome) -> None:
@@ -308,8 +409,19 @@ def apply(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_di
             click.echo(plan_render.outcome_line(item, style))
 
     report = reconcile.apply(
-        _request(repo, path, cache_dir, ref), Options(namespace, skip_unknown_kinds), os.environ,
-        _cluster(kubeconfig, context, instance, field_manager, timeout, concurrency), applying, progress,
+        _request(repo, path, cache_dir, ref),
+        Options(namespace, skip_unknown_kinds),
+        os.environ,
+        options=_cluster(
+            kubeconfig=kubeconfig,
+            context=context,
+            instance=instance,
+            field_manager=field_manager,
+            timeout=timeout,
+            concurrency=concurrency,
+        ),
+        applying=applying,
+        progress=progress,
     )
     if output == "json":
         click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
@@ -322,13 +434,34 @@ def apply(ctx: click.Context, *, repo: str, ref: str | None, path: str, cache_di
 
 @cli.command()
 @cluster_options
-@click.option("--lock-namespace", envvar="DRIFTCTL_LOCK_NAMESPACE",
-              help="Namespace of the run lock (default: the Pod's namespace in a cluster, else default).")
-def unlock(*, kubeconfig: str | None, context: str | None, instance: str, field_manager: str,
-           timeout: float, concurrency: int, lock_namespace: str | None) -> None:
+@click.option(
+    "--lock-namespace",
+    envvar="DRIFTCTL_LOCK_NAMESPACE",
+    help="Namespace of the run lock (default: the Pod's namespace in a cluster, else default).",
+)
+def unlock(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    lock_namespace: str | None,
+) -> None:
     """Break this instance's run lock on purpose (when a run died holding it)."""
     where = lock_namespace or in_cluster_namespace()
-    holder = reconcile.unlock(_cluster(kubeconfig, context, instance, field_manager, timeout, concurrency), where)
+    holder = reconcile.unlock(
+        _cluster(
+            kubeconfig=kubeconfig,
+            context=context,
+            instance=instance,
+            field_manager=field_manager,
+            timeout=timeout,
+            concurrency=concurrency,
+        ),
+        where,
+    )
     lease = f"Lease {where}/{c.lease_name(instance)}"
     click.echo(f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held")
 

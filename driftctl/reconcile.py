@@ -64,26 +64,44 @@ def open_cluster(options: ClusterOptions) -> Kube:
     return Kube(api, Deadline(options.timeout))
 
 
-def make_plan(kube: Kube, desired: Desired, options: ClusterOptions, prune: PruneOptions) -> tuple[Plan, Live]:
+def make_plan(
+    kube: Kube, desired: Desired, options: ClusterOptions, prune: PruneOptions
+) -> tuple[Plan, Live]:
     """Live state, local decisions, dry-runs of the candidates, exact plan."""
     live = read_live(kube, options.instance)
-    preparation = prepare(desired.webapps, live.webapps, live.deployments,
-                          desired.stamp(options.instance), PlanOptions(options.manager, prune))
+    preparation = prepare(
+        desired.webapps,
+        live.webapps,
+        live.deployments,
+        desired.stamp(options.instance),
+        PlanOptions(options.manager, prune),
+    )
     results = dry_run(kube, preparation.candidates, options.manager, options.concurrency)
     return finish(preparation, results), live
 
 
-def plan(source: SourceRequest, validation: Options, environ: Mapping[str, str],
-         options: ClusterOptions, prune: PruneOptions) -> Planned:
+def plan(
+    source: SourceRequest,
+    validation: Options,
+    environ: Mapping[str, str],
+    options: ClusterOptions,
+    prune: PruneOptions,
+) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock."""
     desired = load_desired(source, validation, environ)
     made, _ = make_plan(open_cluster(options), desired, options, prune)
     return Planned(desired, made)
 
 
-def apply(source: SourceRequest, validation: Options, environ: Mapping[str, str],
-          options: ClusterOptions, applying: ApplyOptions,
-          progress: Callable[[ObjectOutcome], None]) -> ApplyReport:
+def apply(
+    source: SourceRequest,
+    validation: Options,
+    environ: Mapping[str, str],
+    *,
+    options: ClusterOptions,
+    applying: ApplyOptions,
+    progress: Callable[[ObjectOutcome], None],
+) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object."""
     desired = load_desired(source, validation, environ)  # bad input stops before any request
     kube = open_cluster(options)
@@ -93,9 +111,17 @@ def apply(source: SourceRequest, validation: Options, environ: Mapping[str, str]
         made, live = make_plan(kube, desired, options, applying.prune)
         now = datetime.datetime.now(datetime.UTC)
         applier = Applier(
-            kube, Deleter(kube, options.manager), Recorder(kube, now), now, options.manager,
-            applying.recreate, options.concurrency, progress=progress,
-            stop_requested=lambda: "the run lost its lock; the next run goes on" if lock.lost else None,
+            kube,
+            Deleter(kube, options.manager),
+            Recorder(kube, now),
+            now,
+            options.manager,
+            applying.recreate,
+            options.concurrency,
+            progress=progress,
+            stop_requested=lambda: (
+                "the run lost its lock; the next run goes on" if lock.lost else None
+            ),
         )
         return applier.carry_out(made, live)
 

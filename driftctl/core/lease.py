@@ -65,8 +65,15 @@ def decide(lease: dict[str, Any] | None, me: str, now: datetime.datetime) -> Ste
     return Step.WAIT
 
 
-def held(lease: dict[str, Any] | None, namespace: str, instance: str, me: str,
-         duration: int, now: datetime.datetime) -> dict[str, Any]:
+def held(
+    lease: dict[str, Any] | None,
+    *,
+    namespace: str,
+    instance: str,
+    me: str,
+    duration: int,
+    now: datetime.datetime,
+) -> dict[str, Any]:
     """The Lease body that records `me` as holder (keeping the read resourceVersion)."""
     spec = dict((lease or {}).get("spec") or {})
     previous = spec.get("holderIdentity")
@@ -79,12 +86,18 @@ def held(lease: dict[str, Any] | None, namespace: str, instance: str, me: str,
 
 def released(lease: dict[str, Any]) -> dict[str, Any]:
     """The Lease body with nobody holding it; the next run takes it at once."""
-    spec = {k: v for k, v in (lease.get("spec") or {}).items() if k not in ("holderIdentity", "renewTime")}
+    spec = {
+        k: v
+        for k, v in (lease.get("spec") or {}).items()
+        if k not in ("holderIdentity", "renewTime")
+    }
     meta = lease["metadata"]
     return _lease(lease, meta["namespace"], meta["name"].removeprefix("driftctl-"), spec)
 
 
-def _lease(lease: dict[str, Any] | None, namespace: str, instance: str, spec: dict[str, Any]) -> dict[str, Any]:
+def _lease(
+    lease: dict[str, Any] | None, namespace: str, instance: str, spec: dict[str, Any]
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "name": c.lease_name(instance),
         "namespace": namespace,
@@ -92,4 +105,9 @@ def _lease(lease: dict[str, Any] | None, namespace: str, instance: str, spec: di
     }
     if lease is not None:
         metadata["resourceVersion"] = lease["metadata"]["resourceVersion"]
-    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata, "spec": spec}
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": metadata,
+        "spec": spec,
+    }

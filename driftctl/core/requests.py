@@ -79,7 +79,9 @@ def list_page(kind: Kind, selector: str, continue_token: str | None = None) -> R
     return Request("GET", kind.collection(), tuple(query), what=f"list {kind.plural}")
 
 
-def apply(manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False, status: bool = False) -> Request:
+def apply(
+    manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False, status: bool = False
+) -> Request:
     """Server-side apply of a whole manifest (or of its status through the subresource)."""
     kind, namespace, name = _ref(manifest)
     query = [("fieldManager", manager), ("force", "true")]
@@ -87,20 +89,39 @@ def apply(manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False, s
         query.append(("dryRun", "All"))
     path = kind.item(namespace, name) + ("/status" if status else "")
     verb = ("dry-run " if dry_run else "") + ("apply status of" if status else "apply")
-    return Request("PATCH", path, tuple(query), _json(manifest), APPLY, f"{verb} {kind.kind}/{namespace}/{name}")
+    return Request(
+        "PATCH",
+        path,
+        tuple(query),
+        _json(manifest),
+        APPLY,
+        f"{verb} {kind.kind}/{namespace}/{name}",
+    )
 
 
 def delete(kind: Kind, namespace: str, name: str, options: Mapping[str, Any]) -> Request:
     """A delete with DeleteOptions (core.guards.delete_body: uid/version preconditions)."""
-    return Request("DELETE", kind.item(namespace, name), (), _json(options), JSON,
-                   f"delete {kind.kind}/{namespace}/{name}")
+    return Request(
+        "DELETE",
+        kind.item(namespace, name),
+        (),
+        _json(options),
+        JSON,
+        f"delete {kind.kind}/{namespace}/{name}",
+    )
 
 
-def json_patch(kind: Kind, namespace: str, name: str, operations: Sequence[Mapping[str, Any]], manager: str) -> Request:
+def json_patch(
+    kind: Kind, namespace: str, name: str, operations: Sequence[Mapping[str, Any]], manager: str
+) -> Request:
     """An RFC 6902 patch (content type set explicitly: the client's default is merge-patch)."""
     return Request(
-        "PATCH", kind.item(namespace, name), (("fieldManager", manager),), _json(list(operations)),
-        JSON_PATCH, f"patch {kind.kind}/{namespace}/{name}",
+        "PATCH",
+        kind.item(namespace, name),
+        (("fieldManager", manager),),
+        _json(list(operations)),
+        JSON_PATCH,
+        f"patch {kind.kind}/{namespace}/{name}",
     )
 
 
@@ -109,14 +130,28 @@ def get(kind: Kind, namespace: str, name: str) -> Request:
 
 
 def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:
-    return Request("POST", kind.collection(namespace), (("fieldManager", manager),), _json(body), JSON,
-                   f"create {kind.kind} in {namespace}")
+    return Request(
+        "POST",
+        kind.collection(namespace),
+        (("fieldManager", manager),),
+        _json(body),
+        JSON,
+        f"create {kind.kind} in {namespace}",
+    )
 
 
-def replace(kind: Kind, namespace: str, name: str, body: Mapping[str, Any], manager: str) -> Request:
+def replace(
+    kind: Kind, namespace: str, name: str, body: Mapping[str, Any], manager: str
+) -> Request:
     """A PUT carrying the resourceVersion read before: optimistic concurrency (the lock)."""
-    return Request("PUT", kind.item(namespace, name), (("fieldManager", manager),), _json(body), JSON,
-                   f"update {kind.kind}/{namespace}/{name}")
+    return Request(
+        "PUT",
+        kind.item(namespace, name),
+        (("fieldManager", manager),),
+        _json(body),
+        JSON,
+        f"update {kind.kind}/{namespace}/{name}",
+    )
 
 
 @dataclass(frozen=True)
@@ -130,5 +165,7 @@ class Page:
 def read_page(body: Mapping[str, Any], kind: Kind) -> Page:
     """Items of a LIST answer, each with the apiVersion and kind the server leaves out."""
     api_version = kind.prefix.removeprefix("/apis/").removeprefix("/api/")
-    items = [{"apiVersion": api_version, "kind": kind.kind, **item} for item in body.get("items") or []]
+    items = [
+        {"apiVersion": api_version, "kind": kind.kind, **item} for item in body.get("items") or []
+    ]
     return Page(items, (body.get("metadata") or {}).get("continue") or None)

@@ -39,8 +39,11 @@ from driftctl.shell.live_state import Live
 REMOVALS = frozenset({Action.PRUNE, Action.CLEANUP})
 
 
-def dry_run(kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int) -> dict[ObjectKey, DryRunResult]:
+def dry_run(
+    kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
+) -> dict[ObjectKey, DryRunResult]:
     """The server's answer to a dry-run apply of each candidate (or why it refused)."""
+
     def one(candidate: Candidate) -> DryRunResult:
         try:
             return kube.send(r.apply(candidate.manifest, manager, dry_run=True))
@@ -81,14 +84,18 @@ class Applier:
         self._phase(self._write_status, self._declared(plan))
         return ApplyReport(tuple(self._outcomes.values()), plan.revision, plan.refusals)
 
-    def _phase(self, act: Callable[[PlanEntry], ObjectOutcome | None], entries: Iterable[PlanEntry]) -> None:
+    def _phase(
+        self, act: Callable[[PlanEntry], ObjectOutcome | None], entries: Iterable[PlanEntry]
+    ) -> None:
         with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
             for outcome in pool.map(self._guarded(act), entries):
                 if outcome is not None:
                     self._outcomes[outcome.key] = outcome
                     self.progress(outcome)
 
-    def _guarded(self, act: Callable[[PlanEntry], ObjectOutcome | None]) -> Callable[[PlanEntry], ObjectOutcome | None]:
+    def _guarded(
+        self, act: Callable[[PlanEntry], ObjectOutcome | None]
+    ) -> Callable[[PlanEntry], ObjectOutcome | None]:
         def run(entry: PlanEntry) -> ObjectOutcome | None:
             stop = self.stop_requested()
             if stop is not None and entry.changing:
@@ -100,7 +107,10 @@ class Applier:
                 return ObjectOutcome(entry.key, Outcome.FAILED, failed.short)
             except CleanupFailed as failed:
                 self._warn(entry.key, "CleanupFailed", str(failed))
-                return ObjectOutcome(entry.key, Outcome.FAILED, f"cleanup: {failed}; the finalizer stays")
+                return ObjectOutcome(
+                    entry.key, Outcome.FAILED, f"cleanup: {failed}; the finalizer stays"
+                )
+
         return run
 
     def _remove(self, entry: PlanEntry) -> ObjectOutcome:
@@ -127,7 +137,9 @@ class Applier:
         if entry.owner is not None:
             owner = self._objects.get(entry.owner)
             if owner is None or is_terminating(owner):
-                return ObjectOutcome(entry.key, Outcome.FAILED, f"its owner {entry.owner.display} was not applied")
+                return ObjectOutcome(
+                    entry.key, Outcome.FAILED, f"its owner {entry.owner.display} was not applied"
+                )
             manifest = bind_owner(manifest, uid(owner))
         self._objects[entry.key] = self.kube.send(r.apply(manifest, self.manager))
         verb = "Created" if entry.action is Action.CREATE else "Updated"
@@ -136,13 +148,18 @@ class Applier:
 
     def _replace(self, entry: PlanEntry) -> ObjectOutcome:
         if not self.recreate:
-            return ObjectOutcome(entry.key, Outcome.SKIPPED, f"{entry.reason} (run with --recreate to do it)")
-        live = self._objects[entry.key]
-        assert entry.delete is not None and entry.manifest is not None
+            return ObjectOutcome(
+                entry.key, Outcome.SKIPPED, f"{entry.reason} (run with --recreate to do it)"
+            )
+        live, manifest = self._objects[entry.key], entry.manifest
+        if entry.delete is None or manifest is None:  # the plan always sets both for REPLACE
+            return ObjectOutcome(entry.key, Outcome.FAILED, "nothing to replace it with")
         self.deleter.delete(entry.key, entry.delete)
         if not self.deleter.wait_gone(entry.key, uid(live)):
-            return ObjectOutcome(entry.key, Outcome.FAILED, "the old object was not gone in time to create it again")
-        return self._server_side_apply(entry, entry.manifest)
+            return ObjectOutcome(
+                entry.key, Outcome.FAILED, "the old object was not gone in time to create it again"
+            )
+        return self._server_side_apply(entry, manifest)
 
     def _declared(self, plan: Plan) -> list[PlanEntry]:
         return [e for e in plan.entries if e.key.kind == c.KIND and e.manifest is not None]
@@ -151,7 +168,9 @@ class Applier:
         webapp = self._objects.get(entry.key)
         if webapp is None or is_terminating(webapp) or self._outcome_is(entry.key, Outcome.FAILED):
             return None
-        deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, entry.key.namespace, entry.key.name))
+        deployment = self._objects.get(
+            ObjectKey(c.DEPLOYMENT_KIND, entry.key.namespace, entry.key.name)
+        )
         update = status_update(webapp, deployment, self.now)
         if update.changed:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))

@@ -78,7 +78,9 @@ class Deleter:
     def remove_finalizer(self, entry: PlanEntry) -> None:
         if not entry.finalizer_patch:
             return
-        request = r.json_patch(r.WEBAPP, entry.key.namespace, entry.key.name, entry.finalizer_patch, self.manager)
+        request = r.json_patch(
+            r.WEBAPP, entry.key.namespace, entry.key.name, entry.finalizer_patch, self.manager
+        )
         try:
             self.kube.send(request)
         except ApiError as failed:

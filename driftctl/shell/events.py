@@ -15,7 +15,9 @@ from driftctl.core.objects import Obj, metadata
 from driftctl.shell.kube import ApiError, Kube
 
 
-def event_body(webapp: Obj, reason: str, message: str, warning: bool, now: datetime.datetime) -> dict[str, Any]:
+def event_body(
+    webapp: Obj, reason: str, message: str, warning: bool, now: datetime.datetime
+) -> dict[str, Any]:
     meta = metadata(webapp)
     stamp = now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
@@ -23,8 +25,11 @@ def event_body(webapp: Obj, reason: str, message: str, warning: bool, now: datet
         "kind": "Event",
         "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
         "involvedObject": {
-            "apiVersion": c.API_VERSION, "kind": c.KIND, "namespace": meta["namespace"],
-            "name": meta["name"], "uid": meta.get("uid", ""),
+            "apiVersion": c.API_VERSION,
+            "kind": c.KIND,
+            "namespace": meta["namespace"],
+            "name": meta["name"],
+            "uid": meta.get("uid", ""),
         },
         "reason": reason,
         "message": message[:1024],

@@ -24,12 +24,15 @@ from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds,
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
+DEFAULT_BACKOFF = Backoff()
 
 
 class ApiError(ClusterError):
     """The API server refused a request (or could not be reached in time)."""
 
-    def __init__(self, request: Request, status: int, body: dict[str, Any], *, hint: str | None = None) -> None:
+    def __init__(
+        self, request: Request, status: int, body: dict[str, Any], *, hint: str | None = None
+    ) -> None:
         self.request = request
         self.status = status
         self.reason = str(body.get("reason") or "")
@@ -47,8 +50,10 @@ class ApiError(ClusterError):
     @property
     def short(self) -> str:
         """The server's reason in one line, for an outcome: `403 Forbidden: ...`."""
-        return self.message.split(": ", 1)[-1] if self.status == CONNECTION_FAILED else (
-            f"{self.status} {self.reason}: {self.message.split(': ', 1)[-1]}"
+        return (
+            self.message.split(": ", 1)[-1]
+            if self.status == CONNECTION_FAILED
+            else (f"{self.status} {self.reason}: {self.message.split(': ', 1)[-1]}")
         )
 
 
@@ -82,8 +87,10 @@ def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
             )
     except (ConfigException, OSError) as unusable:
         where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-        raise ClusterError(f"cannot use kubeconfig {where}: {unusable}",
-                           hint="pass --kubeconfig/--context, or set KUBECONFIG") from None
+        raise ClusterError(
+            f"cannot use kubeconfig {where}: {unusable}",
+            hint="pass --kubeconfig/--context, or set KUBECONFIG",
+        ) from None
     configuration.connection_pool_maxsize = max(pool_size, 1)
     return client.ApiClient(configuration)
 
@@ -101,7 +108,9 @@ def in_cluster_namespace() -> str:
 
 
 def _in_cluster() -> bool:
-    no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(os.path.expanduser("~/.kube/config"))
+    no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(
+        os.path.expanduser("~/.kube/config")
+    )
     return no_kubeconfig and "KUBERNETES_SERVICE_HOST" in os.environ
 
 
@@ -113,7 +122,7 @@ class Kube:
         api: Any,
         deadline: Deadline,
         *,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff = DEFAULT_BACKOFF,
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
     ) -> None:
@@ -131,7 +140,9 @@ class Kube:
             status, headers, body = self._send_once(request)
             if 200 <= status < 300:
                 return body
-            delay = self._backoff.delay(attempt, self._jitter(), retry_after_seconds(headers.get("Retry-After")))
+            delay = self._backoff.delay(
+                attempt, self._jitter(), retry_after_seconds(headers.get("Retry-After"))
+            )
             if not should_retry(status, delay, self._deadline.remaining()):
                 raise ApiError(request, status, body)
             self._sleep(delay)
@@ -145,13 +156,21 @@ class Kube:
         # bytes go out through the client's TLS-configured pool as they are, because
         # its REST layer re-encodes bodies by content type.
         method, url, headers, _, _ = self._api.param_serialize(
-            request.method, request.path, query_params=list(request.query),
-            header_params=_headers(request), auth_settings=["BearerToken"],
+            request.method,
+            request.path,
+            query_params=list(request.query),
+            header_params=_headers(request),
+            auth_settings=["BearerToken"],
         )
         timeout = max(min(REQUEST_TIMEOUT, self._deadline.remaining()), 0.1)
         try:
             answer = self._api.rest_client.pool_manager.request(
-                method, url, body=request.body, headers=headers, timeout=timeout, retries=False,
+                method,
+                url,
+                body=request.body,
+                headers=headers,
+                timeout=timeout,
+                retries=False,
             )
         except urllib3.exceptions.HTTPError as failed:
             return CONNECTION_FAILED, {}, {"message": f"{type(failed).__name__}: {failed}"}

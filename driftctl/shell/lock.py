@@ -8,6 +8,7 @@ refused (someone ran `driftctl unlock`, or the Lease expired and another run too
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import threading
 import time
@@ -31,9 +32,17 @@ def utc_now() -> datetime.datetime:
 class RunLock:
     """One instance's Lease, held for the duration of a `with` block."""
 
-    def __init__(self, kube: Kube, namespace: str, instance: str, me: str, *, duration: int = 30,
-                 clock: Callable[[], datetime.datetime] = utc_now,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        namespace: str,
+        instance: str,
+        me: str,
+        *,
+        duration: int = 30,
+        clock: Callable[[], datetime.datetime] = utc_now,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self._kube, self._namespace, self._instance, self._me = kube, namespace, instance, me
         self._duration, self._clock, self._sleep = duration, clock, sleep
         self._lease: dict[str, Any] | None = None
@@ -57,18 +66,31 @@ class RunLock:
         who = decide.holder(current or {})
         until = f" until {decide.format_time(who.expires)}" if who and who.expires else ""
         name = f"Lease {self._namespace}/{c.lease_name(self._instance)}"
-        return LockHeld(f"another run holds the lock: {name} is held by {who.identity if who else '?'}{until}",
-                        hint="wait for it (--lock-timeout SECONDS), or break a stale lock with `driftctl unlock`")
+        return LockHeld(
+            f"another run holds the lock: {name} is held by {who.identity if who else '?'}{until}",
+            hint="wait for it (--lock-timeout SECONDS), "
+            "or break a stale lock with `driftctl unlock`",
+        )
 
     def _read(self) -> dict[str, Any] | None:
         return read_lease(self._kube, self._namespace, self._instance)
 
     def _write(self, current: dict[str, Any] | None) -> bool:
         """Write ourselves in; False when another run won the race (409)."""
-        body = decide.held(current, self._namespace, self._instance, self._me, self._duration, self._clock())
+        body = decide.held(
+            current,
+            namespace=self._namespace,
+            instance=self._instance,
+            me=self._me,
+            duration=self._duration,
+            now=self._clock(),
+        )
         name = c.lease_name(self._instance)
-        request = (r.create(r.LEASE, self._namespace, body, c.FIELD_MANAGER) if current is None
-                   else r.replace(r.LEASE, self._namespace, name, body, c.FIELD_MANAGER))
+        request = (
+            r.create(r.LEASE, self._namespace, body, c.FIELD_MANAGER)
+            if current is None
+            else r.replace(r.LEASE, self._namespace, name, body, c.FIELD_MANAGER)
+        )
         try:
             self._lease = self._kube.send(request)
         except ApiError as failed:
@@ -94,18 +116,26 @@ class RunLock:
         if self._lease is None or self.lost:
             return
         name = c.lease_name(self._instance)
-        try:
-            self._kube.send(r.replace(r.LEASE, self._namespace, name, decide.released(self._lease), c.FIELD_MANAGER))
-        except ApiError:
-            pass  # it expires by itself after leaseDurationSeconds
+        with contextlib.suppress(ApiError):  # it expires by itself after leaseDurationSeconds
+            self._kube.send(
+                r.replace(
+                    r.LEASE, self._namespace, name, decide.released(self._lease), c.FIELD_MANAGER
+                )
+            )
 
     def __enter__(self) -> RunLock:
-        self._renewer = threading.Thread(target=self._renew_forever, name="lease-renewer", daemon=True)
+        self._renewer = threading.Thread(
+            target=self._renew_forever, name="lease-renewer", daemon=True
+        )
         self._renewer.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.release()
 
 

@@ -9,6 +9,7 @@ controller manager starts, so its garbage collector knows them from its first di
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -95,7 +96,9 @@ def write_kubeconfig(path: Path, server: str, pki: Pki) -> None:
                 },
             }
         ],
-        "contexts": [{"name": "driftctl-test", "context": {"cluster": "driftctl-test", "user": "admin"}}],
+        "contexts": [
+            {"name": "driftctl-test", "context": {"cluster": "driftctl-test", "user": "admin"}}
+        ],
         "current-context": "driftctl-test",
     }
     path.write_text(json.dumps(config, indent=2))
@@ -189,11 +192,15 @@ def _wait_ready(folder: Path, server: str, processes: dict[str, subprocess.Popen
     while time.monotonic() < deadline:
         for name, process in processes.items():
             if process.poll() is not None:
-                raise StartError(f"{name} exited with {process.returncode}:\n{log_tail(folder, name)}")
+                raise StartError(
+                    f"{name} exited with {process.returncode}:\n{log_tail(folder, name)}"
+                )
         if get(folder, server, "/readyz")[0] == 200:
             return
         time.sleep(0.2)
-    raise StartError(f"kube-apiserver not ready in {READY_TIMEOUT:.0f}s:\n{log_tail(folder, 'kube-apiserver')}")
+    raise StartError(
+        f"kube-apiserver not ready in {READY_TIMEOUT:.0f}s:\n{log_tail(folder, 'kube-apiserver')}"
+    )
 
 
 def install_manifests(bin_dir: Path, kubeconfig: Path, manifests: Sequence[Path]) -> None:
@@ -210,7 +217,9 @@ def install_manifests(bin_dir: Path, kubeconfig: Path, manifests: Sequence[Path]
     )
 
 
-def _record(folder: Path, server: str, bin_dir: Path, processes: dict[str, subprocess.Popen[bytes]]) -> ControlPlane:
+def _record(
+    folder: Path, server: str, bin_dir: Path, processes: dict[str, subprocess.Popen[bytes]]
+) -> ControlPlane:
     pids = {name: process.pid for name, process in processes.items()}
     state = {"server": server, "bin_dir": str(bin_dir), "pids": pids}
     (folder / "state.json").write_text(json.dumps(state, indent=2))
@@ -230,7 +239,9 @@ def start(folder: Path, crds: Sequence[Path] = ()) -> ControlPlane:
     kubeconfig = folder / "kubeconfig"
     write_kubeconfig(kubeconfig, server, pki)
     processes = {"etcd": _spawn("etcd", etcd_argv(bin_dir, folder, etcd_port, free_port()), folder)}
-    processes["kube-apiserver"] = _spawn("kube-apiserver", apiserver_argv(bin_dir, pki, etcd_port, api_port), folder)
+    processes["kube-apiserver"] = _spawn(
+        "kube-apiserver", apiserver_argv(bin_dir, pki, etcd_port, api_port), folder
+    )
     _record(folder, server, bin_dir, processes)
     try:
         _wait_ready(folder, server, processes)
@@ -286,10 +297,8 @@ def _terminate(pid: int) -> None:
 
 
 def _reap(pid: int) -> None:
-    try:
+    with contextlib.suppress(ChildProcessError):  # not our child: init reaps it
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def stop(folder: Path) -> list[str]:
@@ -315,4 +324,6 @@ def status(folder: Path) -> str:
     if dead:
         return f"degraded: not running: {', '.join(dead)}"
     code, _ = get(plane.folder, plane.server, "/readyz")
-    return f"up {plane.server}" if code == 200 else f"degraded: /readyz answered {code or 'nothing'}"
+    return (
+        f"up {plane.server}" if code == 200 else f"degraded: /readyz answered {code or 'nothing'}"
+    )

@@ -57,7 +57,9 @@ def _write_key(key: ec.EllipticCurvePrivateKey, path: Path) -> None:
     path.chmod(0o600)
 
 
-def _builder(subject: x509.Name, issuer: x509.Name, key: ec.EllipticCurvePrivateKey) -> x509.CertificateBuilder:
+def _builder(
+    subject: x509.Name, issuer: x509.Name, key: ec.EllipticCurvePrivateKey
+) -> x509.CertificateBuilder:
     now = datetime.datetime.now(datetime.UTC)
     return (
         x509.CertificateBuilder()
@@ -77,7 +79,8 @@ def _make_ca(folder: Path) -> tuple[KeyPair, x509.Certificate, ec.EllipticCurveP
         _builder(subject, subject, key)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+            critical=True,
         )
         .sign(key, hashes.SHA256())
     )
@@ -89,6 +92,7 @@ def _make_ca(folder: Path) -> tuple[KeyPair, x509.Certificate, ec.EllipticCurveP
 
 def _issue(
     folder: Path,
+    *,
     stem: str,
     subject: x509.Name,
     usage: x509.ObjectIdentifier,
@@ -119,7 +123,6 @@ def make_pki(folder: Path) -> Pki:
         x509.DNSName("localhost"),
         x509.DNSName("kubernetes.default.svc"),
     ]
-    client = ExtendedKeyUsageOID.CLIENT_AUTH
     sa_key = ec.generate_private_key(ec.SECP256R1())
     sa_key_path, sa_pub_path = folder / "sa.key", folder / "sa.pub"
     _write_key(sa_key, sa_key_path)
@@ -130,8 +133,21 @@ def make_pki(folder: Path) -> Pki:
     )
     return Pki(
         ca=ca_pair,
-        serving=_issue(folder, "apiserver", _name("kube-apiserver"), ExtendedKeyUsageOID.SERVER_AUTH, ca, loopback),
-        admin=_issue(folder, "admin", _name("driftctl-test-admin", "system:masters"), client, ca),
+        serving=_issue(
+            folder,
+            stem="apiserver",
+            subject=_name("kube-apiserver"),
+            usage=ExtendedKeyUsageOID.SERVER_AUTH,
+            ca=ca,
+            sans=loopback,
+        ),
+        admin=_issue(
+            folder,
+            stem="admin",
+            subject=_name("driftctl-test-admin", "system:masters"),
+            usage=ExtendedKeyUsageOID.CLIENT_AUTH,
+            ca=ca,
+        ),
         service_account_key=sa_key_path,
         service_account_pub=sa_pub_path,
     )

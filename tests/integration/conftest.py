@@ -15,6 +15,7 @@ import secrets
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from kubernetes import client, config
@@ -53,7 +54,7 @@ def kubeconfig(control_plane: launcher.ControlPlane) -> Path:
 @pytest.fixture(scope="session")
 def kube_client(kubeconfig: Path) -> Iterator[client.ApiClient]:
     """A Kubernetes API client acting as admin."""
-    api = config.new_client_from_config(config_file=str(kubeconfig))
+    api = config.new_client_from_config(config_file=str(kubeconfig))  # type: ignore[no-untyped-call]
     yield api
     api.close()
 
@@ -67,23 +68,42 @@ def kubectl(control_plane: launcher.ControlPlane, kubeconfig: Path) -> list[str]
 @pytest.fixture(scope="session")
 def crd_installed(control_plane: launcher.ControlPlane, kubectl: list[str]) -> None:
     """The WebApp CRD from specs/, applied (again: it may have changed) and Established."""
-    subprocess.run([*kubectl, "apply", "--server-side", "--force-conflicts", "-f", str(CRD_FILE)],
-                   check=True, capture_output=True)
-    subprocess.run([*kubectl, "wait", "--for=condition=Established", "--timeout=30s",
-                    "crd/webapps.example.com"], check=True, capture_output=True)
+    subprocess.run(
+        [*kubectl, "apply", "--server-side", "--force-conflicts", "-f", str(CRD_FILE)],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            *kubectl,
+            "wait",
+            "--for=condition=Established",
+            "--timeout=30s",
+            "crd/webapps.example.com",
+        ],
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture(scope="session")
 def service_account_kubeconfig(
-    control_plane: launcher.ControlPlane, kubectl: list[str], crd_installed: None,
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A kubeconfig acting as the CronJob's ServiceAccount, bound to cronjob/rbac.yaml."""
-    subprocess.run([*kubectl, "apply", "--server-side", "-f", str(ROOT / "cronjob" / "rbac.yaml")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*kubectl, "apply", "--server-side", "-f", str(ROOT / "cronjob" / "rbac.yaml")],
+        check=True,
+        capture_output=True,
+    )
     token = subprocess.run(
         [*kubectl, "create", "token", "driftctl", "-n", "driftctl-system", "--duration=6h"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     admin = json.loads(control_plane.kubeconfig.read_text())
     admin["users"] = [{"name": "driftctl", "user": {"token": token}}]
@@ -104,7 +124,7 @@ def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> 
     stem = re.sub(r"[^a-z0-9-]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
     name = f"{stem}-{secrets.token_hex(3)}"
     core = client.CoreV1Api(kube_client)
-    core.create_namespace({"metadata": {"name": name}})
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
     yield name
     release_finalizers(kube_client, name)
     core.delete_namespace(name)
@@ -112,12 +132,20 @@ def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> 
 
 def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
     objects = client.CustomObjectsApi(kube_client)
-    listed = objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL)
+    listed = cast(
+        dict[str, Any],
+        objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL),
+    )
     for item in listed["items"]:
         if item["metadata"].get("finalizers"):
             objects.patch_namespaced_custom_object(
-                c.GROUP, c.VERSION, namespace, c.PLURAL, item["metadata"]["name"],
-                {"metadata": {"finalizers": None}}, _content_type="application/merge-patch+json",
+                c.GROUP,
+                c.VERSION,
+                namespace,
+                c.PLURAL,
+                item["metadata"]["name"],
+                {"metadata": {"finalizers": None}},
+                _content_type="application/merge-patch+json",
             )
 
 
@@ -129,4 +157,6 @@ def harness(
 
     The instance is named after the namespace, so each test only ever sees its own objects.
     """
-    return Harness(Repo(tmp_path / "repo"), namespace, namespace, service_account_kubeconfig, kubectl)
+    return Harness(
+        Repo(tmp_path / "repo"), namespace, namespace, service_account_kubeconfig, kubectl
+    )

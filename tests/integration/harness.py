@@ -9,6 +9,7 @@ goes through the real kubectl as admin.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -56,35 +57,72 @@ class Harness:
 
     def driftctl(self, *args: str, kubeconfig: Path | None = None, timeout: float = 120) -> Ran:
         command = args[0]
-        argv = [sys.executable, "-m", "driftctl", *args,
-                "--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
+        argv = [
+            sys.executable,
+            "-m",
+            "driftctl",
+            *args,
+            "--kubeconfig",
+            str(kubeconfig or self.kubeconfig),
+            "--instance",
+            self.instance,
+        ]
         if command in ("plan", "apply"):
-            argv += ["--repo", str(self.repo.path), "--ref", "main", "--path", "apps",
-                     "--namespace", self.namespace]
+            argv += [
+                "--repo",
+                str(self.repo.path),
+                "--ref",
+                "main",
+                "--path",
+                "apps",
+                "--namespace",
+                self.namespace,
+            ]
         if command in ("apply", "unlock"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                              env=_env(), check=False)
+        done = subprocess.run(
+            argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=_env(), check=False
+        )
         return Ran(done.returncode, done.stdout, done.stderr)
 
     def start(self, *args: str) -> subprocess.Popen[str]:
         """driftctl in the background (for concurrent runs)."""
-        argv = [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(self.kubeconfig),
-                "--instance", self.instance, "--repo", str(self.repo.path), "--ref", "main",
-                "--path", "apps", "--namespace", self.namespace, "--lock-namespace", LOCK_NAMESPACE]
-        return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=_env())
+        argv = [
+            sys.executable,
+            "-m",
+            "driftctl",
+            *args,
+            "--kubeconfig",
+            str(self.kubeconfig),
+            "--instance",
+            self.instance,
+            "--repo",
+            str(self.repo.path),
+            "--ref",
+            "main",
+            "--path",
+            "apps",
+            "--namespace",
+            self.namespace,
+            "--lock-namespace",
+            LOCK_NAMESPACE,
+        ]
+        return subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+        )
 
     def kubectl(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run([*self.kubectl_argv, *args], capture_output=True, text=True,
-                              check=False, timeout=60)
+        done = subprocess.run(
+            [*self.kubectl_argv, *args], capture_output=True, text=True, check=False, timeout=60
+        )
         if check and done.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {done.stderr}")
         return done.stdout
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        out = self.kubectl("get", kind, name, "-n", namespace or self.namespace, "-o", "json",
-                           "--ignore-not-found")
+        out = self.kubectl(
+            "get", kind, name, "-n", namespace or self.namespace, "-o", "json", "--ignore-not-found"
+        )
         return json.loads(out) if out.strip() else None
 
     def names(self, kind: str) -> list[str]:
@@ -93,18 +131,25 @@ class Harness:
 
     def versions(self) -> dict[str, str]:
         """resourceVersion of every WebApp and Deployment in the namespace."""
-        out = json.loads(self.kubectl("get", "webapps,deployments", "-n", self.namespace, "-o", "json"))
-        return {f"{i['kind']}/{i['metadata']['name']}": i["metadata"]["resourceVersion"] for i in out["items"]}
+        out = json.loads(
+            self.kubectl("get", "webapps,deployments", "-n", self.namespace, "-o", "json")
+        )
+        return {
+            f"{i['kind']}/{i['metadata']['name']}": i["metadata"]["resourceVersion"]
+            for i in out["items"]
+        }
 
     def events(self) -> list[Obj]:
-        items: list[Obj] = json.loads(self.kubectl("get", "events", "-n", self.namespace, "-o", "json"))["items"]
+        items: list[Obj] = json.loads(
+            self.kubectl("get", "events", "-n", self.namespace, "-o", "json")
+        )["items"]
         return items
 
 
 def _env() -> dict[str, str]:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBECONFIG", "DRIFTCTL_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBECONFIG", "DRIFTCTL_"))
+    }
     env["NO_COLOR"] = "1"
     return env
 
@@ -142,13 +187,22 @@ def request_counts(plane: launcher.ControlPlane) -> Requests:
     dispatched = 0
     for line in body.splitlines():
         name, _, rest = line.partition("{")
-        if name not in ("apiserver_request_total", "apiserver_flowcontrol_dispatched_requests_total"):
+        if name not in (
+            "apiserver_request_total",
+            "apiserver_flowcontrol_dispatched_requests_total",
+        ):
             continue
         labels_text, value = rest.rsplit("} ", 1)
         labels = dict(_LABEL.findall(labels_text))
         if name == "apiserver_request_total":
-            key: Series = (labels.get("resource", ""), labels.get("subresource", ""), labels.get("verb", ""),
-                           labels.get("scope", ""), labels.get("dry_run", ""), labels.get("code", ""))
+            key: Series = (
+                labels.get("resource", ""),
+                labels.get("subresource", ""),
+                labels.get("verb", ""),
+                labels.get("scope", ""),
+                labels.get("dry_run", ""),
+                labels.get("code", ""),
+            )
             counts[key] += int(float(value))
         elif labels.get("flow_schema") == "service-accounts":
             dispatched += int(float(value))
@@ -166,7 +220,9 @@ def delta(before: Requests, after: Requests, resources: Sequence[str]) -> Counte
 
 def quiet(harness: Harness) -> None:
     """Wait until no namespace is terminating: the namespace controller's requests would count."""
+
     def settled() -> bool:
         spaces = json.loads(harness.kubectl("get", "namespaces", "-o", "json"))["items"]
         return all(ns["status"].get("phase") != "Terminating" for ns in spaces)
+
     assert eventually(settled, 120), "namespaces still terminating"

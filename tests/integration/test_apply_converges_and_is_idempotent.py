@@ -12,7 +12,10 @@ def test_apply_creates_webapps_with_their_deployments_and_status(harness: Harnes
     ran = harness.driftctl("apply")
 
     assert ran.code == 0, ran.err
-    assert ran.out.splitlines()[-1] == "Apply: 4 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed"
+    assert (
+        ran.out.splitlines()[-1]
+        == "Apply: 4 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed"
+    )
     shop = harness.get("webapp", "shop")
     assert shop is not None
     meta = shop["metadata"]
@@ -42,10 +45,16 @@ def test_second_apply_writes_nothing(harness: Harness) -> None:
     planned = harness.driftctl("plan")
 
     assert again.code == 0, again.err
-    assert again.out.strip() == "Apply: 0 created, 0 configured, 0 deleted, 4 unchanged, 0 skipped, 0 failed"
+    assert (
+        again.out.strip()
+        == "Apply: 0 created, 0 configured, 0 deleted, 4 unchanged, 0 skipped, 0 failed"
+    )
     assert harness.versions() == versions
     assert len(harness.events()) == events
-    assert (planned.code, planned.out.strip()) == (0, "Plan: 0 to create, 0 to update, 0 to prune, 4 unchanged")
+    assert (planned.code, planned.out.strip()) == (
+        0,
+        "Plan: 0 to create, 0 to update, 0 to prune, 4 unchanged",
+    )
 
 
 def test_a_new_commit_that_changes_no_webapp_rewrites_nothing(harness: Harness) -> None:

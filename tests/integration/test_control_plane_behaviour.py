@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from kubernetes import client
@@ -37,18 +37,31 @@ def webapp(name: str, namespace: str, **spec: Any) -> Obj:
 def apply_webapp(api: client.ApiClient, body: Obj, manager: str = c.FIELD_MANAGER) -> Obj:
     """SSA a WebApp; read the raw answer, since the client returns None for a 201."""
     answer = client.CustomObjectsApi(api).patch_namespaced_custom_object(
-        c.GROUP, c.VERSION, body["metadata"]["namespace"], c.PLURAL, body["metadata"]["name"],
-        body, field_manager=manager, force=True, _content_type=APPLY, _preload_content=False,
+        c.GROUP,
+        c.VERSION,
+        body["metadata"]["namespace"],
+        c.PLURAL,
+        body["metadata"]["name"],
+        body,
+        field_manager=manager,
+        force=True,
+        _content_type=APPLY,
+        _preload_content=False,
     )
-    result: Obj = json.loads(answer.data)
+    return raw(answer)
+
+
+def raw(answer: object) -> Obj:
+    """The JSON body of an answer read with _preload_content=False."""
+    result: Obj = json.loads(cast(Any, answer).data)
     return result
 
 
 def get_webapp(api: client.ApiClient, namespace: str, name: str) -> Obj:
-    got: Obj = client.CustomObjectsApi(api).get_namespaced_custom_object(
+    got = client.CustomObjectsApi(api).get_namespaced_custom_object(
         c.GROUP, c.VERSION, namespace, c.PLURAL, name
     )
-    return got
+    return cast(Obj, got)
 
 
 def deployment_for(owner: Obj) -> Obj:
@@ -60,27 +73,39 @@ def deployment_for(owner: Obj) -> Obj:
         "metadata": {
             "name": meta["name"],
             "namespace": meta["namespace"],
-            "ownerReferences": [{
-                "apiVersion": c.API_VERSION, "kind": c.KIND, "name": meta["name"],
-                "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True,
-            }],
+            "ownerReferences": [
+                {
+                    "apiVersion": c.API_VERSION,
+                    "kind": c.KIND,
+                    "name": meta["name"],
+                    "uid": meta["uid"],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
         },
         "spec": {
             "replicas": 1,
             "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels},
-                         "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+            },
         },
     }
 
 
 def apply_deployment(api: client.ApiClient, body: Obj) -> Obj:
     answer = client.AppsV1Api(api).patch_namespaced_deployment(
-        body["metadata"]["name"], body["metadata"]["namespace"], body,
-        field_manager=c.FIELD_MANAGER, force=True, _content_type=APPLY, _preload_content=False,
+        body["metadata"]["name"],
+        body["metadata"]["namespace"],
+        body,
+        field_manager=c.FIELD_MANAGER,
+        force=True,
+        _content_type=APPLY,
+        _preload_content=False,
     )
-    result: Obj = json.loads(answer.data)
-    return result
+    return raw(answer)
 
 
 def eventually(check: Callable[[], bool], timeout: float = 90.0) -> bool:
@@ -107,7 +132,9 @@ def test_server_side_apply_records_driftctl_as_field_manager(
     assert set(owned["f:spec"]) == {"f:image", "f:replicas"}
 
 
-def test_a_second_identical_apply_changes_nothing(kube_client: client.ApiClient, namespace: str) -> None:
+def test_a_second_identical_apply_changes_nothing(
+    kube_client: client.ApiClient, namespace: str
+) -> None:
     first = apply_webapp(kube_client, webapp("shop", namespace))
     second = apply_webapp(kube_client, webapp("shop", namespace))
 
@@ -148,9 +175,15 @@ def test_finalizer_keeps_deleted_webapp_terminating_until_removed(
     assert terminating["metadata"]["finalizers"] == [c.FINALIZER]
 
     objects.patch_namespaced_custom_object(
-        c.GROUP, c.VERSION, namespace, c.PLURAL, "shop",
-        [{"op": "test", "path": "/metadata/finalizers/0", "value": c.FINALIZER},
-         {"op": "remove", "path": "/metadata/finalizers/0"}],
+        c.GROUP,
+        c.VERSION,
+        namespace,
+        c.PLURAL,
+        "shop",
+        [
+            {"op": "test", "path": "/metadata/finalizers/0", "value": c.FINALIZER},
+            {"op": "remove", "path": "/metadata/finalizers/0"},
+        ],
         _content_type="application/json-patch+json",
     )
     with pytest.raises(ApiException) as gone:
@@ -169,8 +202,10 @@ def test_deleting_the_owner_garbage_collects_its_deployment(
         c.GROUP, c.VERSION, namespace, c.PLURAL, "shop"
     )
 
-    names = lambda: [d.metadata.name for d in apps.list_namespaced_deployment(namespace).items]  # noqa: E731
-    assert eventually(lambda: names() == [])
+    def none_left() -> bool:
+        return not apps.list_namespaced_deployment(namespace).items
+
+    assert eventually(none_left)
 
 
 def test_status_subresource_is_written_apart_from_spec(
@@ -180,13 +215,22 @@ def test_status_subresource_is_written_apart_from_spec(
     objects = client.CustomObjectsApi(kube_client)
 
     objects.patch_namespaced_custom_object_status(
-        c.GROUP, c.VERSION, namespace, c.PLURAL, "shop",
+        c.GROUP,
+        c.VERSION,
+        namespace,
+        c.PLURAL,
+        "shop",
         {"status": {"available_replicas": 2, "ready": True}, "spec": {"replicas": 9}},
         _content_type=MERGE,
     )
     objects.patch_namespaced_custom_object(
-        c.GROUP, c.VERSION, namespace, c.PLURAL, "shop",
-        {"status": {"ready": False}}, _content_type=MERGE,
+        c.GROUP,
+        c.VERSION,
+        namespace,
+        c.PLURAL,
+        "shop",
+        {"status": {"ready": False}},
+        _content_type=MERGE,
     )
 
     after = get_webapp(kube_client, namespace, "shop")

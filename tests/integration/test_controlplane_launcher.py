@@ -1,4 +1,4 @@
-"""`python -m tests.controlplane start|status|stop` behave as documented and leave nothing behind."""
+"""`python -m tests.controlplane start|status|stop` work as documented and leave nothing behind."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ from tests.controlplane import launcher
 def launch(action: str, folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tests.controlplane", action, "--dir", str(folder)],
-        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
     )
 
 

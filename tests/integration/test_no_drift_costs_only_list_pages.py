@@ -36,7 +36,9 @@ def cluster_lists(before: Requests, after: Requests) -> Counter[str]:
 def object_writes(before: Requests, after: Requests) -> Counter[tuple[str, str, str]]:
     """Writes (dry-runs included) to WebApps, Deployments and Events, by any client."""
     writes: Counter[tuple[str, str, str]] = Counter()
-    for (resource, subresource, verb, _, dry_run, _), count in delta(before, after, OBJECTS).items():
+    for (resource, subresource, verb, _, dry_run, _), count in delta(
+        before, after, OBJECTS
+    ).items():
         if verb in WRITES:
             writes[(resource, subresource, verb + (" dry-run" if dry_run else ""))] += count
     return writes
