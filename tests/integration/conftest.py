@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+import yaml
 from kubernetes import client, config
 
 from driftctl import conventions as c
@@ -94,21 +95,62 @@ def service_account_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A kubeconfig acting as the CronJob's ServiceAccount, bound to cronjob/rbac.yaml."""
+    documents = list(yaml.safe_load_all((ROOT / "cronjob" / "rbac.yaml").read_text()))
+    return _service_account(control_plane, kubectl, documents, "driftctl", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def no_delete_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    service_account_kubeconfig: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """The CronJob's RBAC less one verb: Deployments cannot be deleted (cleanup fails)."""
+    documents = list(yaml.safe_load_all((ROOT / "cronjob" / "rbac.yaml").read_text()))
+    renamed = [_renamed(d, "driftctl-nodelete") for d in documents if d["kind"] != "Namespace"]
+    for document in renamed:
+        for rule in document.get("rules", []):
+            if rule["resources"] == ["deployments"]:
+                rule["verbs"].remove("delete")
+    return _service_account(control_plane, kubectl, renamed, "driftctl-nodelete", tmp_path_factory)
+
+
+def _renamed(document: dict[str, Any], name: str) -> dict[str, Any]:
+    document["metadata"]["name"] = name
+    for subject in document.get("subjects", []):
+        subject["name"] = name
+    if "roleRef" in document:
+        document["roleRef"]["name"] = name
+    return document
+
+
+def _service_account(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    documents: list[dict[str, Any]],
+    account: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """Apply RBAC documents and return a kubeconfig with a token of `account`."""
+    manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": documents})
     subprocess.run(
-        [*kubectl, "apply", "--server-side", "-f", str(ROOT / "cronjob" / "rbac.yaml")],
+        [*kubectl, "apply", "--server-side", "-f", "-"],
+        input=manifest,
+        text=True,
         check=True,
         capture_output=True,
     )
     token = subprocess.run(
-        [*kubectl, "create", "token", "driftctl", "-n", "driftctl-system", "--duration=6h"],
+        [*kubectl, "create", "token", account, "-n", "driftctl-system", "--duration=6h"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
     admin = json.loads(control_plane.kubeconfig.read_text())
-    admin["users"] = [{"name": "driftctl", "user": {"token": token}}]
-    admin["contexts"][0]["context"]["user"] = "driftctl"
-    path = tmp_path_factory.mktemp("serviceaccount") / "kubeconfig"
+    admin["users"] = [{"name": account, "user": {"token": token}}]
+    admin["contexts"][0]["context"]["user"] = account
+    path = tmp_path_factory.mktemp(account) / "kubeconfig"
     path.write_text(json.dumps(admin))
     return path
 

@@ -111,13 +111,23 @@ class Harness:
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
         )
 
-    def kubectl(self, *args: str, check: bool = True) -> str:
+    def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> str:
+        """kubectl as admin (a person); AssertionError when it fails and `check` is set."""
         done = subprocess.run(
-            [*self.kubectl_argv, *args], capture_output=True, text=True, check=False, timeout=60
+            [*self.kubectl_argv, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
         )
         if check and done.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {done.stderr}")
         return done.stdout
+
+    def apply_as_admin(self, manifest: Obj) -> None:
+        """What a person's `kubectl apply --server-side` does."""
+        self.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(manifest))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         out = self.kubectl(
