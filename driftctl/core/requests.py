@@ -71,9 +71,11 @@ def _ref(manifest: Mapping[str, Any]) -> tuple[Kind, str, str]:
     return KINDS[manifest["kind"]], meta["namespace"], meta["name"]
 
 
-def list_page(kind: Kind, selector: str, continue_token: str | None = None) -> Request:
+def list_page(
+    kind: Kind, selector: str, continue_token: str | None = None, page_size: int = PAGE_SIZE
+) -> Request:
     """One page of a cluster-wide LIST limited by a label selector."""
-    query: list[tuple[str, str]] = [("labelSelector", selector), ("limit", str(PAGE_SIZE))]
+    query: list[tuple[str, str]] = [("labelSelector", selector), ("limit", str(page_size))]
     if continue_token:
         query.append(("continue", continue_token))
     return Request("GET", kind.collection(), tuple(query), what=f"list {kind.plural}")

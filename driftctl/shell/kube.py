@@ -15,15 +15,16 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftctl.core.requests import Kind, Request, list_page, read_page
+from driftctl.core.requests import PAGE_SIZE, Kind, Request, list_page, read_page
 from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds, should_retry
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
+GONE = 410
 DEFAULT_BACKOFF = Backoff()
 
 
@@ -176,14 +177,29 @@ class Kube:
             return CONNECTION_FAILED, {}, {"message": f"{type(failed).__name__}: {failed}"}
         return answer.status, dict(answer.headers), _parse(answer.data)
 
-    def list_all(self, kind: Kind, selector: str) -> Iterator[dict[str, Any]]:
-        """Every object of a kind matching a selector, page by page."""
+    def list_all(
+        self, kind: Kind, selector: str, page_size: int = PAGE_SIZE
+    ) -> list[dict[str, Any]]:
+        """Every object of a kind matching a selector, page by page.
+
+        A continue token expires when etcd compacts (410 Gone): the list starts over, once,
+        rather than mixing pages from two moments.
+        """
+        try:
+            return self._pages(kind, selector, page_size)
+        except ApiError as failed:
+            if failed.status != GONE:
+                raise
+            return self._pages(kind, selector, page_size)
+
+    def _pages(self, kind: Kind, selector: str, page_size: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            page = read_page(self.send(list_page(kind, selector, token)), kind)
-            yield from page.items
+            page = read_page(self.send(list_page(kind, selector, token, page_size)), kind)
+            items += page.items
             if page.continue_token is None:
-                return
+                return items
             token = page.continue_token
 
 

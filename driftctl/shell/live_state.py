@@ -23,11 +23,11 @@ class Live:
     deployments: list[Obj]
 
 
-def read_live(kube: Kube, instance: str) -> Live:
+def read_live(kube: Kube, instance: str, page_size: int = r.PAGE_SIZE) -> Live:
     """List this instance's WebApps and Deployments across all namespaces."""
     selector = c.instance_selector(instance)
     try:
-        webapps = list(kube.list_all(r.WEBAPP, selector))
+        webapps = kube.list_all(r.WEBAPP, selector, page_size)
     except ApiError as failed:
         if failed.status == 404:
             raise ClusterError(
@@ -35,4 +35,4 @@ def read_live(kube: Kube, instance: str) -> Live:
                 hint="install the CRD: driftctl crd | kubectl apply -f -",
             ) from None
         raise
-    return Live(webapps, list(kube.list_all(r.DEPLOYMENT, selector)))
+    return Live(webapps, kube.list_all(r.DEPLOYMENT, selector, page_size))

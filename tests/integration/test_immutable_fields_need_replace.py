@@ -1,0 +1,76 @@
+"""A changed immutable field (the Deployment selector) is planned as a replacement.
+
+apply skips it with the reason unless --recreate is given; then the Deployment is deleted
+and created again with the selector driftctl builds.
+"""
+
+from __future__ import annotations
+
+from driftctl import conventions as c
+from tests.integration.harness import Harness
+
+
+def foreign_selector_deployment(harness: Harness, owner_uid: str) -> dict[str, object]:
+    """A Deployment with this instance's labels but a selector driftctl would not build."""
+    labels = {"app": "shop-legacy"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "shop",
+            "namespace": harness.namespace,
+            "labels": {c.INSTANCE_LABEL: harness.instance, c.MANAGED_BY_LABEL: c.MANAGED_BY_VALUE},
+            "ownerReferences": [
+                {
+                    "apiVersion": c.API_VERSION,
+                    "kind": c.KIND,
+                    "name": "shop",
+                    "uid": owner_uid,
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+
+
+def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(
+    harness: Harness,
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    assert harness.driftctl("apply").code == 0
+    owner = harness.get("webapp", "shop")
+    assert owner is not None
+    harness.kubectl("delete", "deployment/shop", "-n", harness.namespace)
+    harness.apply_as_admin(foreign_selector_deployment(harness, owner["metadata"]["uid"]))
+    old = harness.get("deployment", "shop")
+    assert old is not None
+
+    planned = harness.driftctl("plan")
+    skipped = harness.driftctl("apply")
+    recreated = harness.driftctl("apply", "--recreate")
+
+    assert planned.code == 1
+    assert (
+        f"-/+ Deployment/{harness.namespace}/shop: replace (spec.selector is immutable"
+        in planned.out
+    )
+    assert skipped.code == 0, skipped.err
+    assert "skipped Deployment" in skipped.out
+    assert "(run with --recreate to do it)" in skipped.out
+    assert recreated.code == 0, recreated.err
+    new = harness.get("deployment", "shop")
+    assert new is not None
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+    assert new["spec"]["selector"]["matchLabels"] == {
+        c.NAME_LABEL: "shop",
+        c.SELECTOR_INSTANCE_LABEL: "shop",
+    }
+    assert harness.driftctl("plan").code == 0

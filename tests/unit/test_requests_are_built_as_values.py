@@ -1,0 +1,82 @@
+"""Every request is a value: method, path, query and body decided before anything is sent."""
+
+from __future__ import annotations
+
+import json
+
+from driftctl.core import requests as r
+
+WEBAPP = {
+    "apiVersion": "example.com/v1",
+    "kind": "WebApp",
+    "metadata": {"name": "shop", "namespace": "web"},
+    "spec": {"image": "x", "replicas": 1},
+}
+
+
+def test_server_side_apply_forces_with_the_manager_and_never_sends_a_resource_version() -> None:
+    request = r.apply(WEBAPP, "driftctl")
+
+    assert (request.method, request.path) == (
+        "PATCH",
+        "/apis/example.com/v1/namespaces/web/webapps/shop",
+    )
+    assert request.query == (("fieldManager", "driftctl"), ("force", "true"))
+    assert request.content_type == "application/apply-patch+yaml"
+    assert "resourceVersion" not in json.loads(request.body or b"{}")["metadata"]
+    assert request.mutating
+
+
+def test_a_dry_run_is_the_same_apply_marked_all_and_not_mutating() -> None:
+    request = r.apply(WEBAPP, "driftctl", dry_run=True)
+
+    assert ("dryRun", "All") in request.query
+    assert not request.mutating
+
+
+def test_status_goes_through_the_status_subresource() -> None:
+    assert r.apply(WEBAPP, "driftctl", status=True).path.endswith("/webapps/shop/status")
+
+
+def test_list_pages_are_cluster_wide_limited_by_selector_and_carry_the_continue_token() -> None:
+    first = r.list_page(r.DEPLOYMENT, "driftctl.example.com/instance=default")
+    second = r.list_page(r.DEPLOYMENT, "driftctl.example.com/instance=default", "abc")
+
+    assert first.path == "/apis/apps/v1/deployments"
+    assert first.query == (
+        ("labelSelector", "driftctl.example.com/instance=default"),
+        ("limit", "500"),
+    )
+    assert second.query[-1] == ("continue", "abc")
+
+
+def test_a_json_patch_is_sent_as_json_patch_not_merge_patch() -> None:
+    operations = [
+        {"op": "test", "path": "/metadata/finalizers/0", "value": "f"},
+        {"op": "remove", "path": "/metadata/finalizers/0"},
+    ]
+
+    request = r.json_patch(r.WEBAPP, "web", "shop", operations, "driftctl")
+
+    assert request.content_type == "application/json-patch+json"
+    assert json.loads(request.body or b"[]") == operations
+
+
+def test_a_page_gives_items_their_kind_and_the_next_token() -> None:
+    page = r.read_page(
+        {"items": [{"metadata": {"name": "a"}}], "metadata": {"continue": "t"}}, r.DEPLOYMENT
+    )
+    last = r.read_page({"items": [], "metadata": {"continue": ""}}, r.WEBAPP)
+
+    assert page.items == [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}}
+    ]
+    assert page.continue_token == "t"
+    assert last.continue_token is None
+
+
+def test_names_are_quoted_into_paths() -> None:
+    assert (
+        r.get(r.LEASE, "ops", "driftctl-a/b").path
+        == "/apis/coordination.k8s.io/v1/namespaces/ops/leases/driftctl-a%2Fb"
+    )

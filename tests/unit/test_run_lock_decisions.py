@@ -1,0 +1,79 @@
+"""The run lock's decisions over a Lease: create, take, wait, release."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from driftctl.core import lease
+
+NOW = datetime.datetime(2026, 11, 30, 12, 0, 0, tzinfo=datetime.UTC)
+
+
+def a_lease(holder: str | None, renewed_seconds_ago: int = 0, duration: int = 30) -> dict[str, Any]:
+    spec: dict[str, Any] = {"leaseDurationSeconds": duration, "leaseTransitions": 2}
+    if holder is not None:
+        spec["holderIdentity"] = holder
+        spec["renewTime"] = lease.format_time(NOW - datetime.timedelta(seconds=renewed_seconds_ago))
+    return {
+        "metadata": {"name": "driftctl-default", "namespace": "ops", "resourceVersion": "42"},
+        "spec": spec,
+    }
+
+
+@pytest.mark.parametrize(
+    ("current", "step"),
+    [
+        pytest.param(None, lease.Step.CREATE, id="no-lease-yet"),
+        pytest.param(a_lease(None), lease.Step.TAKE, id="released"),
+        pytest.param(a_lease("me"), lease.Step.TAKE, id="ours-already"),
+        pytest.param(a_lease("other", renewed_seconds_ago=5), lease.Step.WAIT, id="live-holder"),
+        pytest.param(
+            a_lease("other", renewed_seconds_ago=31), lease.Step.TAKE, id="expired-holder"
+        ),
+        pytest.param(a_lease("other", renewed_seconds_ago=30), lease.Step.TAKE, id="expires-now"),
+    ],
+)
+def test_decision_over_the_current_lease(current: dict[str, Any] | None, step: lease.Step) -> None:
+    assert lease.decide(current, "me", NOW) is step
+
+
+def test_taking_a_lease_from_another_holder_counts_a_transition_and_keeps_the_version() -> None:
+    taken = lease.held(
+        a_lease("other", 60), namespace="ops", instance="default", me="me", duration=30, now=NOW
+    )
+
+    assert taken["metadata"]["resourceVersion"] == "42"
+    assert taken["spec"]["holderIdentity"] == "me"
+    assert taken["spec"]["leaseTransitions"] == 3
+    assert (
+        taken["spec"]["acquireTime"] == taken["spec"]["renewTime"] == "2026-11-30T12:00:00.000000Z"
+    )
+
+
+def test_renewing_our_own_lease_only_moves_the_renew_time() -> None:
+    ours = lease.held(
+        a_lease("me", 10), namespace="ops", instance="default", me="me", duration=30, now=NOW
+    )
+
+    assert ours["spec"]["leaseTransitions"] == 2
+    assert "acquireTime" not in ours["spec"]
+
+
+def test_a_new_lease_carries_no_resource_version_and_the_instance_labels() -> None:
+    created = lease.held(None, namespace="ops", instance="shard-1", me="me", duration=30, now=NOW)
+
+    assert "resourceVersion" not in created["metadata"]
+    assert created["metadata"]["name"] == "driftctl-shard-1"
+    assert created["metadata"]["labels"]["driftctl.example.com/instance"] == "shard-1"
+    assert created["spec"]["leaseTransitions"] == 0
+
+
+def test_a_released_lease_has_no_holder_and_is_free_at_once() -> None:
+    released = lease.released(a_lease("me"))
+
+    assert "holderIdentity" not in released["spec"]
+    assert lease.decide(released, "someone-else", NOW) is lease.Step.TAKE
+    assert lease.holder(released) is None
