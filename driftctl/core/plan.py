@@ -155,7 +155,7 @@ def _awaiting_owner(app: WebApp, stamp: Stamp, live: Obj | None) -> PlanEntry:
     """The Deployment of a WebApp created in this run: no uid yet, so no dry-run."""
     manifest = build_deployment(app, stamp.instance, owner_uid="")
     owner = ObjectKey(c.KIND, app.namespace, app.name)
-    why = "its WebApp is created in this run; the owner uid is filled in at apply time"
+    why = "created with its WebApp"
     if live is None:
         patch = patch_between(None, manifest)
         return PlanEntry(
