@@ -1,5 +1,7 @@
 """Start, inspect and stop a local control plane: etcd, kube-apiserver, kube-controller-manager.
 
+Every start is a new, empty cluster with a new CA (etcd data of an earlier start is removed).
+
 The processes run in the background on free loopback ports, with their data, logs,
 certificates and a `kubeconfig` in one folder, and a `state.json` that lets another
 process (the `stop` command) find them. CRDs handed to `start` are installed before the
@@ -12,6 +14,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import ssl
@@ -233,6 +236,8 @@ def start(folder: Path, crds: Sequence[Path] = ()) -> ControlPlane:
         raise StartError(f"a control plane already runs in {folder}; stop it first")
     bin_dir = build_binaries()
     folder.mkdir(parents=True, exist_ok=True)
+    # Every start is a new cluster: old data would belong to a CA that no longer exists.
+    shutil.rmtree(folder / "etcd-data", ignore_errors=True)
     pki = make_pki(folder / "pki")
     etcd_port, api_port = free_port(), free_port()
     server = f"https://127.0.0.1:{api_port}"
