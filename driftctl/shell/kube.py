@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -20,7 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl.core.requests import PAGE_SIZE, Kind, Request, list_page, read_page
-from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds, should_retry
+from driftctl.core.retry import (
+    CONNECTION_FAILED,
+    Backoff,
+    is_transient,
+    retry_after_seconds,
+    should_retry,
+)
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
@@ -40,7 +47,7 @@ class ApiError(ClusterError):
         self.details = body.get("details") or {}
         message = body.get("message") or f"HTTP {status}"
         if status == CONNECTION_FAILED:
-            message = f"API server unreachable: {message}"
+            message = f"API server {message}"
         super().__init__(f"{request.what}: {message}", hint=hint)
 
     @property
@@ -142,14 +149,24 @@ class Kube:
             if 200 <= status < 300:
                 return body
             delay = self._backoff.delay(
-                attempt, self._jitter(), retry_after_seconds(headers.get("Retry-After"))
+                attempt, self._jitter(), retry_after_seconds(headers.get("retry-after"))
             )
             if not should_retry(status, delay, self._deadline.remaining()):
-                raise ApiError(request, status, body)
+                raise ApiError(request, status, body, hint=self._gave_up(status, attempt + 1))
             self._sleep(delay)
             attempt += 1
 
+    def _gave_up(self, status: int, tries: int) -> str | None:
+        """Why a transient failure was not tried again: the run's time is spent."""
+        if not is_transient(status):
+            return None
+        return (
+            f"tried {tries} {'time' if tries == 1 else 'times'}; the run's --timeout "
+            f"({self._deadline.seconds:g}s) leaves no time for another try"
+        )
+
     def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """(status, headers with lowercase names, JSON body); status 0 when no answer came."""
         import urllib3
 
         self.sent[request.method] += 1
@@ -174,8 +191,12 @@ class Kube:
                 retries=False,
             )
         except urllib3.exceptions.HTTPError as failed:
-            return CONNECTION_FAILED, {}, {"message": f"{type(failed).__name__}: {failed}"}
-        return answer.status, dict(answer.headers), _parse(answer.data)
+            server = self._api.configuration.host
+            return CONNECTION_FAILED, {}, {"message": f"{server} unreachable: {_reason(failed)}"}
+        # Header names are case-insensitive, and proxies in front of API servers may send
+        # them lowercase: look them up lowercase.
+        headers = {name.lower(): value for name, value in answer.headers.items()}
+        return answer.status, headers, _parse(answer.data)
 
     def list_all(
         self, kind: Kind, selector: str, page_size: int = PAGE_SIZE
@@ -208,6 +229,16 @@ def _headers(request: Request) -> dict[str, str]:
     if request.content_type:
         headers["Content-Type"] = request.content_type
     return headers
+
+
+# urllib3 starts its messages with the repr of its connection or pool, e.g.
+# "HTTPSConnection(host='127.0.0.1', port=6443): Failed to establish a new connection: ...".
+_CONNECTION_REPR = re.compile(r"^\w+\(host='[^']*', port=\d+\): ")
+
+
+def _reason(failed: Exception) -> str:
+    """A urllib3 failure in a person's words: the server is named by the caller already."""
+    return _CONNECTION_REPR.sub("", str(failed)) or type(failed).__name__
 
 
 def _parse(raw: bytes) -> dict[str, Any]:

@@ -1,0 +1,220 @@
+"""Only transient failures are retried, with capped exponential backoff, within the deadline.
+
+The policy (core/retry.py) is pure and tested as tables. The one choke point that applies
+it, `Kube.send`, is driven against a small real HTTP server on loopback that answers from
+a script, with an injected clock and sleep: no waiting, and no mock of the client.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from kubernetes import client
+
+from driftctl.core import requests as r
+from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds, should_retry
+from driftctl.shell.kube import ApiError, Deadline, Kube
+
+RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
+NOT_RETRIED = [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 501]
+
+
+@pytest.mark.parametrize("status", RETRIED)
+def test_transient_failures_are_retried_while_the_wait_fits_the_deadline(status: int) -> None:
+    assert should_retry(status, delay=0.5, remaining=10.0)
+    assert not should_retry(status, delay=10.0, remaining=10.0)
+    assert not should_retry(status, delay=0.5, remaining=0.1)
+
+
+@pytest.mark.parametrize("status", NOT_RETRIED)
+def test_answers_about_the_request_itself_are_never_retried(status: int) -> None:
+    assert not should_retry(status, delay=0.0, remaining=300.0)
+
+
+@pytest.mark.parametrize(
+    ("attempt", "low", "high"),
+    [
+        pytest.param(0, 0.1, 0.2, id="first"),
+        pytest.param(1, 0.2, 0.4, id="doubles"),
+        pytest.param(4, 1.6, 3.2, id="fifth"),
+        pytest.param(6, 5.0, 10.0, id="capped"),
+        pytest.param(60, 5.0, 10.0, id="still-capped"),
+    ],
+)
+def test_backoff_is_exponential_with_jitter_in_the_upper_half_and_capped(
+    attempt: int, low: float, high: float
+) -> None:
+    backoff = Backoff(base=0.2, cap=10.0)
+
+    assert backoff.delay(attempt, 0.0) == pytest.approx(low)
+    assert low <= backoff.delay(attempt, 0.5) < high
+    assert backoff.delay(attempt, 0.999999) == pytest.approx(high, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "delay"),
+    [
+        pytest.param(1.0, 1.0, id="honoured"),
+        pytest.param(0.0, 0.0, id="at-once"),
+        pytest.param(-5.0, 0.0, id="negative-is-at-once"),
+        pytest.param(120.0, 10.0, id="capped"),
+    ],
+)
+def test_retry_after_replaces_the_backoff_and_is_capped(retry_after: float, delay: float) -> None:
+    assert Backoff(cap=10.0).delay(3, 0.7, retry_after) == delay
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        pytest.param("1", 1.0, id="seconds"),
+        pytest.param("2.5", 2.5, id="fraction"),
+        pytest.param(None, None, id="absent"),
+        pytest.param("", None, id="empty"),
+        pytest.param("Wed, 21 Oct 2026 07:28:00 GMT", None, id="http-date"),
+    ],
+)
+def test_retry_after_header_is_read_as_seconds(header: str | None, seconds: float | None) -> None:
+    assert retry_after_seconds(header) == seconds
+
+
+Scripted = tuple[int, Sequence[tuple[str, str]]]
+
+
+class _Scripted(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def do_GET(self) -> None:
+        status, headers = self.server.next_answer()
+        body = b'{"kind":"Status","message":"scripted"}' if status >= 300 else b'{"items":[]}'
+        self.send_response_only(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test counts requests itself."""
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    """Answers GETs from a script; the last answer repeats for ever."""
+
+    daemon_threads = True
+
+    def __init__(self, script: Sequence[Scripted]) -> None:
+        super().__init__(("127.0.0.1", 0), _Scripted)
+        self.script = list(script)
+        self.requests = 0
+        self.lock = threading.Lock()
+
+    def next_answer(self) -> Scripted:
+        with self.lock:
+            self.requests += 1
+            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    """Start a scripted server: `serve([(status, headers), ...])`."""
+    servers: list[_Server] = []
+
+    def start(script: Sequence[Scripted]) -> _Server:
+        server = _Server(script)
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+class FakeTime:
+    """A monotonic clock that only moves when the code under test sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def kube_at(url: str, time: FakeTime, timeout: float = 300.0) -> Kube:
+    api = client.ApiClient(client.Configuration(host=url))
+    return Kube(api, Deadline(timeout, clock=time.clock), sleep=time.sleep, jitter=lambda: 0.5)
+
+
+LIST = r.list_page(r.WEBAPP, "driftctl.example.com/instance=default")
+
+
+@pytest.mark.parametrize("header", ["Retry-After", "retry-after", "RETRY-AFTER"])
+def test_retry_after_is_honoured_whatever_the_case_of_its_name(serve: Any, header: str) -> None:
+    server = serve([(429, [(header, "7")]), (200, [])])
+    time = FakeTime()
+
+    assert kube_at(server.url, time).send(LIST) == {"items": []}
+
+    assert (server.requests, time.sleeps) == (2, [7.0])
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 409, 422])
+def test_a_refusal_is_sent_once_and_raised(serve: Any, status: int) -> None:
+    server = serve([(status, [])])
+    time = FakeTime()
+
+    with pytest.raises(ApiError) as refused:
+        kube_at(server.url, time).send(LIST)
+
+    assert (refused.value.status, refused.value.hint) == (status, None)
+    assert (server.requests, time.sleeps) == (1, [])
+
+
+def test_retries_end_when_the_next_wait_would_pass_the_deadline(serve: Any) -> None:
+    server = serve([(503, [])])
+    time = FakeTime()
+
+    with pytest.raises(ApiError) as gave_up:
+        kube_at(server.url, time, timeout=5.0).send(LIST)
+
+    # jitter 0.5: waits of 0.15, 0.3, 0.6, 1.2, 2.4 s (4.65 s); the next, 4.8 s, would not fit
+    assert time.sleeps == pytest.approx([0.15, 0.3, 0.6, 1.2, 2.4])
+    assert server.requests == 6
+    assert gave_up.value.status == 503
+    assert gave_up.value.hint == (
+        "tried 6 times; the run's --timeout (5s) leaves no time for another try"
+    )
+
+
+def test_an_unreachable_server_is_named_without_the_client_library_s_words() -> None:
+    with _Server([(200, [])]) as closed:  # bound, then closed: nothing listens on its port
+        url = closed.url
+    time = FakeTime()
+
+    with pytest.raises(ApiError) as unreachable:
+        kube_at(url, time, timeout=1.0).send(LIST)
+
+    assert unreachable.value.status == CONNECTION_FAILED
+    assert unreachable.value.message == (
+        f"list webapps: API server {url} unreachable: "
+        "Failed to establish a new connection: [Errno 111] Connection refused"
+    )
+    assert len(time.sleeps) >= 1
