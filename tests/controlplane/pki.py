@@ -113,16 +113,19 @@ def _issue(
     return pair
 
 
+def _loopback() -> list[x509.GeneralName]:
+    return [
+        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+        x509.DNSName("localhost"),
+        x509.DNSName("kubernetes.default.svc"),
+    ]
+
+
 def make_pki(folder: Path) -> Pki:
     """Create a fresh CA and every certificate and key under `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     ca_pair, ca_cert, ca_key = _make_ca(folder)
     ca = (ca_cert, ca_key)
-    loopback: list[x509.GeneralName] = [
-        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-        x509.DNSName("localhost"),
-        x509.DNSName("kubernetes.default.svc"),
-    ]
     sa_key = ec.generate_private_key(ec.SECP256R1())
     sa_key_path, sa_pub_path = folder / "sa.key", folder / "sa.pub"
     _write_key(sa_key, sa_key_path)
@@ -139,7 +142,7 @@ def make_pki(folder: Path) -> Pki:
             subject=_name("kube-apiserver"),
             usage=ExtendedKeyUsageOID.SERVER_AUTH,
             ca=ca,
-            sans=loopback,
+            sans=_loopback(),
         ),
         admin=_issue(
             folder,
@@ -150,4 +153,24 @@ def make_pki(folder: Path) -> Pki:
         ),
         service_account_key=sa_key_path,
         service_account_pub=sa_pub_path,
+    )
+
+
+def issue_serving(ca_folder: Path, folder: Path, stem: str) -> KeyPair:
+    """Another loopback serving certificate from the CA in `ca_folder` (for a proxy in front).
+
+    Clients that trust the control plane's CA (its kubeconfig) then trust the proxy too.
+    """
+    ca_cert = x509.load_pem_x509_certificate((ca_folder / "ca.crt").read_bytes())
+    ca_key = serialization.load_pem_private_key((ca_folder / "ca.key").read_bytes(), None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise TypeError(f"{ca_folder / 'ca.key'} is not the EC key make_pki writes")
+    folder.mkdir(parents=True, exist_ok=True)
+    return _issue(
+        folder,
+        stem=stem,
+        subject=_name(stem),
+        usage=ExtendedKeyUsageOID.SERVER_AUTH,
+        ca=(ca_cert, ca_key),
+        sans=_loopback(),
     )

@@ -24,6 +24,8 @@ from kubernetes import client, config
 from driftctl import conventions as c
 from tests.conftest import ROOT
 from tests.controlplane import launcher
+from tests.controlplane.pki import issue_serving
+from tests.faultproxy import FaultProxy, kubeconfig_for
 from tests.gitrepos import Repo
 from tests.integration.harness import Harness
 
@@ -202,3 +204,24 @@ def harness(
     return Harness(
         Repo(tmp_path / "repo"), namespace, namespace, service_account_kubeconfig, kubectl
     )
+
+
+@pytest.fixture
+def fault_proxy(control_plane: launcher.ControlPlane, tmp_path: Path) -> Iterator[FaultProxy]:
+    """A loopback proxy in front of the API server that injects scripted faults (one test)."""
+    pki = control_plane.folder / "pki"
+    serving = issue_serving(pki, tmp_path / "fault-proxy", "fault-proxy")
+    with FaultProxy(control_plane.server, pki / "ca.crt", serving) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def proxied_kubeconfig(
+    fault_proxy: FaultProxy, service_account_kubeconfig: Path, tmp_path: Path
+) -> Path:
+    """The CronJob's ServiceAccount reaching the API server through the fault proxy.
+
+    A bearer token survives the proxy's TLS termination; the admin's client certificate
+    would not.
+    """
+    return kubeconfig_for(service_account_kubeconfig, fault_proxy.url, tmp_path / "proxied")

@@ -1,0 +1,116 @@
+"""Answers that say something about the request itself are never sent again.
+
+400, 403, 404, 409 and 422 are injected by tests/faultproxy.py on one object's request;
+the proxy's record proves it was tried exactly once. What the run does next depends on
+when the refusal comes (shell/apply.py):
+
+- on the server-side apply of one object, during `apply`: that object fails, the others
+  are applied, exit 5 (DESIGN.md section 8, partial failure);
+- on the dry-run of one object, during `plan`: 403 means the cluster refuses driftctl
+  itself, so the run stops before any write, exit 4; any other refusal skips that object
+  with the server's reason, and the plan goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from driftctl import conventions as c
+from tests.faultproxy import Answer, Fault, FaultProxy, status_answer
+from tests.integration.harness import Harness
+
+APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
+
+REFUSALS = [
+    pytest.param(status_answer(400, "the body is not valid YAML"), "400 BadRequest", id="400"),
+    pytest.param(
+        status_answer(403, 'webapps.example.com "shop" is forbidden'), "403 Forbidden", id="403"
+    ),
+    pytest.param(
+        status_answer(404, "the server could not find the requested resource"),
+        "404 NotFound",
+        id="404",
+    ),
+    pytest.param(
+        status_answer(409, "Operation cannot be fulfilled: the object has been modified"),
+        "409 Conflict",
+        id="409",
+    ),
+    pytest.param(
+        status_answer(422, 'WebApp.example.com "shop" is invalid: spec.replicas: Invalid value'),
+        "422 Invalid",
+        id="422",
+    ),
+]
+
+
+def webapp_path(namespace: str, name: str) -> str:
+    return f"/apis/{c.GROUP}/{c.VERSION}/namespaces/{namespace}/{c.PLURAL}/{name}"
+
+
+def on_shop(answer: Answer, *, dry_run: bool) -> Fault:
+    return Fault(answer, method="PATCH", path=f"/{c.PLURAL}/shop", dry_run=dry_run)
+
+
+def message_of(answer: Answer) -> str:
+    return str(json.loads(answer.body)["message"])
+
+
+@pytest.mark.parametrize(("answer", "reason"), REFUSALS)
+def test_a_refused_apply_fails_that_object_once_and_the_others_are_applied(
+    harness: Harness,
+    fault_proxy: FaultProxy,
+    proxied_kubeconfig: Path,
+    answer: Answer,
+    reason: str,
+) -> None:
+    harness.declare(APPS)
+    fault_proxy.inject(on_shop(answer, dry_run=False))
+
+    applied = harness.driftctl("apply", kubeconfig=proxied_kubeconfig)
+
+    ns = harness.namespace
+    assert applied.code == 5, applied.err
+    assert fault_proxy.statuses("PATCH", webapp_path(ns, "shop")) == [answer.status]
+    lines = applied.out.splitlines()
+    assert f"failed WebApp/{ns}/shop: {reason}: {message_of(answer)}" in lines
+    assert f"failed Deployment/{ns}/shop: its owner WebApp/{ns}/shop was not applied" in lines
+    assert lines[-1] == (
+        "Apply: 2 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 2 failed"
+    )
+    assert harness.names("webapps") == ["blog"]
+    assert harness.names("deployments") == ["blog"]
+
+
+@pytest.mark.parametrize(("answer", "reason"), REFUSALS)
+def test_a_refused_dry_run_is_tried_once_and_skips_the_object_or_stops_the_run(
+    harness: Harness,
+    fault_proxy: FaultProxy,
+    proxied_kubeconfig: Path,
+    answer: Answer,
+    reason: str,
+) -> None:
+    harness.declare(APPS)
+    fault_proxy.inject(on_shop(answer, dry_run=True))
+
+    planned = harness.driftctl("plan", kubeconfig=proxied_kubeconfig)
+
+    ns = harness.namespace
+    assert fault_proxy.statuses("PATCH", webapp_path(ns, "shop"), dry_run=True) == [answer.status]
+    if answer.status == 403:
+        assert (planned.code, planned.out) == (4, "")
+        assert planned.err.splitlines() == [
+            f"error: dry-run apply WebApp/{ns}/shop: {message_of(answer)}"
+        ]
+    else:
+        assert planned.code == 1, planned.err
+        lines = planned.out.splitlines()
+        assert (
+            f"! WebApp/{ns}/shop: skip (the API server refused the dry-run: "
+            f"{reason}: {message_of(answer)})"
+        ) in lines
+        assert f"+ WebApp/{ns}/blog: create (declared in Git, absent from the cluster)" in lines
+        assert lines[-1].endswith(", 1 skipped")
