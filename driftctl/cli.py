@@ -256,8 +256,13 @@ def _cluster(
     concurrency: int,
 ) -> reconcile.ClusterOptions:
     return reconcile.ClusterOptions(
-        kubeconfig, context, instance, field_manager, timeout, concurrency
+        kubeconfig, context, instance, field_manager, timeout, concurrency, notice=_notice
     )
+
+
+def _notice(line: str) -> None:
+    """Something a person watching the run should know now (a retry), on stderr."""
+    click.echo(f"note: {line}", err=True)
 
 
 def _warn(desired_warnings: Sequence[object]) -> None:

@@ -39,6 +39,7 @@ class ClusterOptions:
     manager: str
     timeout: float
     concurrency: int
+    notice: Callable[[str], None] = lambda line: None  # where retries are reported
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Planned:
 
 def open_cluster(options: ClusterOptions) -> Kube:
     api = connect(options.kubeconfig, options.context, pool_size=options.concurrency + 1)
-    return Kube(api, Deadline(options.timeout))
+    return Kube(api, Deadline(options.timeout), notice=options.notice)
 
 
 def make_plan(
@@ -119,11 +120,18 @@ def apply(
             applying.recreate,
             options.concurrency,
             progress=progress,
-            stop_requested=lambda: (
-                "the run lost its lock; the next run goes on" if lock.lost else None
-            ),
+            stop_requested=lambda: stop_reason(kube, lock),
         )
         return applier.carry_out(made, live)
+
+
+def stop_reason(kube: Kube, lock: RunLock) -> str | None:
+    """Why the rest of a run must not write: its lock was lost, or its --timeout ran out."""
+    if lock.lost:
+        return "the run lost its lock; the next run goes on"
+    if kube.deadline.remaining() <= 0:
+        return f"the run's --timeout ({kube.deadline.seconds:g}s) ran out; the next run goes on"
+    return None
 
 
 def unlock(options: ClusterOptions, lock_namespace: str) -> str | None:

@@ -180,7 +180,18 @@ def finish(preparation: Preparation, results: Mapping[ObjectKey, DryRunResult]) 
         slot if isinstance(slot, PlanEntry) else _decide(slot, results, preparation.manager)
         for slot in preparation.slots
     )
-    return Plan(entries, preparation.refusals, preparation.revision)
+    return Plan(_without_refused_owners(entries), preparation.refusals, preparation.revision)
+
+
+def _without_refused_owners(entries: tuple[PlanEntry, ...]) -> tuple[PlanEntry, ...]:
+    """A Deployment waiting for a WebApp the server refused cannot be created either."""
+    refused = {entry.key for entry in entries if entry.error is not None}
+    return tuple(
+        skip(entry.key, f"its WebApp cannot be applied ({entry.owner.display} was refused)")
+        if entry.owner is not None and entry.owner in refused
+        else entry
+        for entry in entries
+    )
 
 
 def _decide(

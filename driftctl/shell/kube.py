@@ -45,10 +45,14 @@ class ApiError(ClusterError):
         self.status = status
         self.reason = str(body.get("reason") or "")
         self.details = body.get("details") or {}
-        message = body.get("message") or f"HTTP {status}"
+        message = body.get("message") or "no message"
         if status == CONNECTION_FAILED:
-            message = f"API server {message}"
-        super().__init__(f"{request.what}: {message}", hint=hint)
+            self.detail = f"API server {message}"
+        else:
+            self.detail = (
+                " ".join(part for part in (str(status), self.reason) if part) + f": {message}"
+            )
+        super().__init__(f"{request.what}: {self.detail}", hint=hint)
 
     @property
     def causes(self) -> list[dict[str, Any]]:
@@ -57,12 +61,8 @@ class ApiError(ClusterError):
 
     @property
     def short(self) -> str:
-        """The server's reason in one line, for an outcome: `403 Forbidden: ...`."""
-        return (
-            self.message.split(": ", 1)[-1]
-            if self.status == CONNECTION_FAILED
-            else (f"{self.status} {self.reason}: {self.message.split(': ', 1)[-1]}")
-        )
+        """The server's answer in one line, for an outcome: `403 Forbidden: ...`."""
+        return self.detail
 
 
 @dataclass
@@ -133,9 +133,11 @@ class Kube:
         backoff: Backoff = DEFAULT_BACKOFF,
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
+        notice: Callable[[str], None] = lambda line: None,
     ) -> None:
         self._api = api
-        self._deadline = deadline
+        self.deadline = deadline
+        self._notice = notice
         self._backoff = backoff
         self._sleep = sleep
         self._jitter = jitter
@@ -151,8 +153,10 @@ class Kube:
             delay = self._backoff.delay(
                 attempt, self._jitter(), retry_after_seconds(headers.get("retry-after"))
             )
-            if not should_retry(status, delay, self._deadline.remaining()):
+            if not should_retry(status, delay, self.deadline.remaining()):
                 raise ApiError(request, status, body, hint=self._gave_up(status, attempt + 1))
+            failure = ApiError(request, status, body)
+            self._notice(f"retrying in {delay:.1f}s: {failure.message}")
             self._sleep(delay)
             attempt += 1
 
@@ -162,7 +166,7 @@ class Kube:
             return None
         return (
             f"tried {tries} {'time' if tries == 1 else 'times'}; the run's --timeout "
-            f"({self._deadline.seconds:g}s) leaves no time for another try"
+            f"({self.deadline.seconds:g}s) leaves no time for another try"
         )
 
     def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -180,7 +184,7 @@ class Kube:
             header_params=_headers(request),
             auth_settings=["BearerToken"],
         )
-        timeout = max(min(REQUEST_TIMEOUT, self._deadline.remaining()), 0.1)
+        timeout = max(min(REQUEST_TIMEOUT, self.deadline.remaining()), 0.1)
         try:
             answer = self._api.rest_client.pool_manager.request(
                 method,
@@ -247,5 +251,8 @@ def _parse(raw: bytes) -> dict[str, Any]:
     try:
         parsed = json.loads(raw)
     except ValueError:
-        return {"message": raw[:200].decode(errors="replace")}
+        text = raw[:200].decode(errors="replace").strip()
+        if text.startswith("<"):  # a proxy's or load balancer's error page, not the API server
+            return {"message": f"an HTML page of {len(raw)} bytes, not an API server answer"}
+        return {"message": text.splitlines()[0] if text else "an empty answer"}
     return parsed if isinstance(parsed, dict) else {"items": parsed}

@@ -103,7 +103,7 @@ def test_a_refused_dry_run_is_tried_once_and_skips_the_object_or_stops_the_run(
     if answer.status == 403:
         assert (planned.code, planned.out) == (4, "")
         assert planned.err.splitlines() == [
-            f"error: dry-run apply WebApp/{ns}/shop: {message_of(answer)}"
+            f"error: dry-run apply WebApp/{ns}/shop: {reason}: {message_of(answer)}"
         ]
     else:
         assert planned.code == 1, planned.err
@@ -113,4 +113,9 @@ def test_a_refused_dry_run_is_tried_once_and_skips_the_object_or_stops_the_run(
             f"{reason}: {message_of(answer)})"
         ) in lines
         assert f"+ WebApp/{ns}/blog: create (declared in Git, absent from the cluster)" in lines
-        assert lines[-1].endswith(", 1 skipped")
+        # The plan stays exact: the Deployment waiting for the refused WebApp is skipped too.
+        assert (
+            f"! Deployment/{ns}/shop: skip (its WebApp cannot be applied "
+            f"(WebApp/{ns}/shop was refused))"
+        ) in lines
+        assert lines[-1].endswith(", 2 skipped")

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.core.entries import DryRunResult, Plan, PlanEntry, PlanOptions
+from driftctl.core.desired import Stamp
+from driftctl.core.entries import Action, DryRunError, DryRunResult, Plan, PlanEntry, PlanOptions
 from driftctl.core.guards import PruneOptions, parse_max_prune
+from driftctl.core.model import WebApp, WebAppSpec
 from driftctl.core.objects import ObjectKey
 from driftctl.core.plan import finish, prepare
 from tests.unit.goldens import GoldenCase, case_files, load_case
@@ -56,3 +58,20 @@ def test_golden_case_plans_as_expected(path: Path) -> None:
     expected = case.expected["entries"]
     assert [summary(e, want) for e, want in zip(plan.entries, expected, strict=False)] == expected
     assert len(plan.entries) == len(expected)
+
+
+def test_a_deployment_waiting_for_a_refused_webapp_is_skipped_too() -> None:
+    app = WebApp("shop", "web", WebAppSpec("nginx:1.27", 1))
+    preparation = prepare([app], [], [], Stamp("default", "abc", "repo#apps"))
+    [candidate] = preparation.candidates
+
+    plan = finish(
+        preparation, {candidate.key: DryRunError("422 Invalid: spec.image: Invalid value")}
+    )
+
+    assert [(e.key.kind, e.action) for e in plan.entries] == [
+        ("WebApp", Action.SKIP),
+        ("Deployment", Action.SKIP),
+    ]
+    assert plan.entries[1].reason == "its WebApp cannot be applied (WebApp/web/shop was refused)"
+    assert not plan.has_changes
