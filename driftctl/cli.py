@@ -6,11 +6,13 @@ and exits with the code from errors.ExitCode. No decision is made here.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -54,61 +56,103 @@ def crd(output: str) -> None:
     )
 
 
-def source_options(*, with_ref: bool) -> Callable[[F], F]:
-    """--repo, [--ref,] --path, --cache-dir, --namespace, --skip-unknown-kinds."""
+@dataclass(frozen=True)
+class Source:
+    """Where the desired state is read, and how it is validated: the source flags, bundled."""
+
+    request: SourceRequest
+    options: Options
+
+
+@dataclass(frozen=True)
+class NamedOption:
+    """A click option and the Python name of its value (as click names it)."""
+
+    name: str
+    decorate: Callable[[Callable[..., object]], Callable[..., object]]
+
+
+def option(*declarations: str, **attributes: Any) -> NamedOption:
+    """click.option, remembering its value's name: the bare name if declared, else the flag."""
+    bare = [d for d in declarations if not d.startswith("-")]
+    name = bare[0] if bare else declarations[0].lstrip("-").replace("-", "_")
+    return NamedOption(name, click.option(*declarations, **attributes))
+
+
+def bundled(
+    name: str, build: Callable[..., object], options: Sequence[NamedOption]
+) -> Callable[[F], F]:
+    """Add `options` to a command and hand it their values as one keyword: name=build(...).
+
+    Commands then take `source: Source` or `cluster: ClusterOptions` instead of a dozen flags.
+    """
 
     def decorate(command: F) -> F:
-        options = [
-            click.option(
-                "--repo",
-                envvar="DRIFTCTL_REPO",
-                default=".",
-                show_default=True,
-                help="Repository: a local path, or a URL (https://, ssh://, git@host:path, file://).",
-            ),
-            click.option(
-                "--path",
-                envvar="DRIFTCTL_PATH",
-                default="",
-                help="Folder inside the repository holding the manifests (default: the root).",
-            ),
-            click.option(
-                "--cache-dir",
-                envvar="DRIFTCTL_CACHE_DIR",
-                type=click.Path(file_okay=False, path_type=Path),
-                help="Where fetched repositories are kept (default: ~/.cache/driftctl/repos).",
-            ),
-            click.option(
-                "--namespace",
-                default="default",
-                show_default=True,
-                help="Namespace of WebApps that do not name one.",
-            ),
-            click.option(
-                "--skip-unknown-kinds",
-                is_flag=True,
-                help="Skip documents of other kinds with a warning instead of refusing them.",
-            ),
-        ]
-        if with_ref:
-            options.insert(
-                1,
-                click.option(
-                    "--ref",
-                    envvar="DRIFTCTL_REF",
-                    help="Branch, tag or commit to read (default: the working tree of a local "
-                    "path, the default branch of a URL).",
-                ),
-            )
-        for option in reversed(options):
-            command = option(command)
-        return command
+        @functools.wraps(command)
+        def run(*args: object, **flags: object) -> object:
+            values = {o.name: flags.pop(o.name) for o in options if o.name in flags}
+            return command(*args, **flags, **{name: build(**values)})
+
+        wrapped: Callable[..., object] = run
+        for each in reversed(options):
+            wrapped = each.decorate(wrapped)
+        return cast(F, wrapped)
 
     return decorate
 
 
-def _request(repo: str, path: str, cache_dir: Path | None, ref: str | None) -> SourceRequest:
-    return SourceRequest(repo=repo, ref=ref, path=path, cache_dir=cache_dir)
+def _source(*, ref: str | None = None, **flags: Any) -> Source:
+    request = SourceRequest(
+        repo=flags["repo"], ref=ref, path=flags["path"], cache_dir=flags["cache_dir"]
+    )
+    return Source(request, Options(flags["namespace"], flags["skip_unknown_kinds"]))
+
+
+def source_options(*, with_ref: bool) -> Callable[[F], F]:
+    """--repo, [--ref,] --path, --cache-dir, --namespace, --skip-unknown-kinds as `source`."""
+    options = [
+        option(
+            "--repo",
+            envvar="DRIFTCTL_REPO",
+            default=".",
+            show_default=True,
+            help="Repository: a local path, or a URL (https://, ssh://, git@host:path, file://).",
+        ),
+        option(
+            "--path",
+            envvar="DRIFTCTL_PATH",
+            default="",
+            help="Folder inside the repository holding the manifests (default: the root).",
+        ),
+        option(
+            "--cache-dir",
+            envvar="DRIFTCTL_CACHE_DIR",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Where fetched repositories are kept (default: ~/.cache/driftctl/repos).",
+        ),
+        option(
+            "--namespace",
+            default="default",
+            show_default=True,
+            help="Namespace of WebApps that do not name one.",
+        ),
+        option(
+            "--skip-unknown-kinds",
+            is_flag=True,
+            help="Skip documents of other kinds with a warning instead of refusing them.",
+        ),
+    ]
+    if with_ref:
+        options.insert(
+            1,
+            option(
+                "--ref",
+                envvar="DRIFTCTL_REF",
+                help="Branch, tag or commit to read (default: the working tree of a local "
+                "path, the default branch of a URL).",
+            ),
+        )
+    return bundled("source", _source, options)
 
 
 def _style() -> Style:
@@ -122,26 +166,14 @@ def _style() -> Style:
     "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
-def validate(
-    ctx: click.Context,
-    *,
-    repo: str,
-    ref: str | None,
-    path: str,
-    cache_dir: Path | None,
-    namespace: str,
-    skip_unknown_kinds: bool,
-    output: str,
-) -> None:
+def validate(ctx: click.Context, *, source: Source, output: str) -> None:
     """Check the desired state in Git without a cluster.
 
     Reads every *.yaml/*.yml file under --path, refuses unsafe YAML, and checks each WebApp
     against the CRD schema, Kubernetes naming rules and duplicates. Exit 0 when valid, 3 with
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
-    report = pipeline.validate_source(
-        _request(repo, path, cache_dir, ref), Options(namespace, skip_unknown_kinds), os.environ
-    )
+    report = pipeline.validate_source(source.request, source.options, os.environ)
     if output == "json":
         click.echo(render.validation_json(report), nl=False)
     elif report.valid:
@@ -166,18 +198,7 @@ def validate(
     show_default=True,
 )
 @click.pass_context
-def diff(
-    ctx: click.Context,
-    *,
-    base: str,
-    head: str | None,
-    repo: str,
-    path: str,
-    cache_dir: Path | None,
-    namespace: str,
-    skip_unknown_kinds: bool,
-    output: str,
-) -> None:
+def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, output: str) -> None:
     """Show how the desired state changes between two commits, without a cluster.
 
     WebApps added, removed and changed (field by field, old -> new). What a pre-merge check
@@ -185,11 +206,10 @@ def diff(
     different, 3 when either side is invalid (the message says which), 4 when Git cannot be
     read.
     """
-    request = _request(repo, path, cache_dir, None)
     report = pipeline.desired_diff(
-        pipeline.at_ref(request, base),
-        pipeline.at_ref(request, head),
-        Options(namespace, skip_unknown_kinds),
+        pipeline.at_ref(source.request, base),
+        pipeline.at_ref(source.request, head),
+        source.options,
         os.environ,
     )
     if output == "json":
@@ -201,18 +221,23 @@ def diff(
     ctx.exit(ExitCode.OK if report.diff.equal else ExitCode.CHANGES)
 
 
-def cluster_options(command: F) -> F:
-    """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
-    options = [
-        click.option(
+def _cluster(**flags: Any) -> reconcile.ClusterOptions:
+    return reconcile.ClusterOptions(**flags, notice=_notice)
+
+
+cluster_options = bundled(
+    "cluster",
+    _cluster,
+    [
+        option(
             "--kubeconfig",
             envvar="KUBECONFIG",
             type=click.Path(dir_okay=False),
             help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the Pod's "
             "service account in a cluster).",
         ),
-        click.option("--context", help="Kubeconfig context to use (default: its current context)."),
-        click.option(
+        option("--context", help="Kubeconfig context to use (default: its current context)."),
+        option(
             "--instance",
             envvar="DRIFTCTL_INSTANCE",
             default=c.DEFAULT_INSTANCE,
@@ -220,44 +245,37 @@ def cluster_options(command: F) -> F:
             help="This driftctl's instance: it only sees and changes objects labelled "
             f"{c.INSTANCE_LABEL}=<instance>.",
         ),
-        click.option(
+        option(
             "--field-manager",
+            "manager",
             default=c.FIELD_MANAGER,
             show_default=True,
             help="Field manager of server-side apply.",
         ),
-        click.option(
+        option(
             "--timeout",
             type=click.FloatRange(min=1),
             default=300,
             show_default=True,
             help="Seconds the whole run may take, retries of transient failures included.",
         ),
-        click.option(
+        option(
             "--concurrency",
             type=click.IntRange(min=1, max=64),
             default=4,
             show_default=True,
             help="Objects sent to the API server at once.",
         ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    ],
+)
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency as `cluster`."""
 
-
-def _cluster(
-    *,
-    kubeconfig: str | None,
-    context: str | None,
-    instance: str,
-    field_manager: str,
-    timeout: float,
-    concurrency: int,
-) -> reconcile.ClusterOptions:
-    return reconcile.ClusterOptions(
-        kubeconfig, context, instance, field_manager, timeout, concurrency, notice=_notice
-    )
+lock_namespace_option = click.option(
+    "--lock-namespace",
+    envvar="DRIFTCTL_LOCK_NAMESPACE",
+    help="Namespace of the run lock, Lease driftctl-<instance> (default: the Pod's namespace "
+    "in a cluster, else default).",
+)
 
 
 def _notice(line: str) -> None:
@@ -285,18 +303,8 @@ def _warn(desired_warnings: Sequence[object]) -> None:
 def plan(
     ctx: click.Context,
     *,
-    repo: str,
-    ref: str | None,
-    path: str,
-    cache_dir: Path | None,
-    namespace: str,
-    skip_unknown_kinds: bool,
-    kubeconfig: str | None,
-    context: str | None,
-    instance: str,
-    field_manager: str,
-    timeout: float,
-    concurrency: int,
+    source: Source,
+    cluster: reconcile.ClusterOptions,
     show_unchanged: bool,
     output: str,
 ) -> None:
@@ -307,20 +315,7 @@ def plan(
     no request; the others are checked with a server-side dry-run. Takes no lock.
     Exit 0 when nothing would change, 1 when something would, 3/4 on errors.
     """
-    planned = reconcile.plan(
-        _request(repo, path, cache_dir, ref),
-        Options(namespace, skip_unknown_kinds),
-        os.environ,
-        _cluster(
-            kubeconfig=kubeconfig,
-            context=context,
-            instance=instance,
-            field_manager=field_manager,
-            timeout=timeout,
-            concurrency=concurrency,
-        ),
-        PruneOptions(),
-    )
+    planned = reconcile.plan(source.request, source.options, os.environ, cluster, PruneOptions())
     _warn(planned.desired.warnings)
     if output == "json":
         click.echo(plan_render.plan_json(planned.plan), nl=False)
@@ -356,12 +351,7 @@ def plan(
     is_flag=True,
     help="Delete and create again objects whose immutable fields changed.",
 )
-@click.option(
-    "--lock-namespace",
-    envvar="DRIFTCTL_LOCK_NAMESPACE",
-    help="Namespace of the run lock (Lease driftctl-<instance>) (default: the Pod's "
-    "namespace in a cluster, else default).",
-)
+@lock_namespace_option
 @click.option(
     "--lock-timeout",
     type=click.FloatRange(min=0),
@@ -376,18 +366,8 @@ def plan(
 def apply(
     ctx: click.Context,
     *,
-    repo: str,
-    ref: str | None,
-    path: str,
-    cache_dir: Path | None,
-    namespace: str,
-    skip_unknown_kinds: bool,
-    kubeconfig: str | None,
-    context: str | None,
-    instance: str,
-    field_manager: str,
-    timeout: float,
-    concurrency: int,
+    source: Source,
+    cluster: reconcile.ClusterOptions,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -414,17 +394,10 @@ def apply(
             click.echo(plan_render.outcome_line(item, style))
 
     report = reconcile.apply(
-        _request(repo, path, cache_dir, ref),
-        Options(namespace, skip_unknown_kinds),
+        source.request,
+        source.options,
         os.environ,
-        options=_cluster(
-            kubeconfig=kubeconfig,
-            context=context,
-            instance=instance,
-            field_manager=field_manager,
-            timeout=timeout,
-            concurrency=concurrency,
-        ),
+        options=cluster,
         applying=applying,
         progress=progress,
     )
@@ -439,35 +412,12 @@ def apply(
 
 @cli.command()
 @cluster_options
-@click.option(
-    "--lock-namespace",
-    envvar="DRIFTCTL_LOCK_NAMESPACE",
-    help="Namespace of the run lock (default: the Pod's namespace in a cluster, else default).",
-)
-def unlock(
-    *,
-    kubeconfig: str | None,
-    context: str | None,
-    instance: str,
-    field_manager: str,
-    timeout: float,
-    concurrency: int,
-    lock_namespace: str | None,
-) -> None:
+@lock_namespace_option
+def unlock(*, cluster: reconcile.ClusterOptions, lock_namespace: str | None) -> None:
     """Break this instance's run lock on purpose (when a run died holding it)."""
     where = lock_namespace or in_cluster_namespace()
-    holder = reconcile.unlock(
-        _cluster(
-            kubeconfig=kubeconfig,
-            context=context,
-            instance=instance,
-            field_manager=field_manager,
-            timeout=timeout,
-            concurrency=concurrency,
-        ),
-        where,
-    )
-    lease = f"Lease {where}/{c.lease_name(instance)}"
+    holder = reconcile.unlock(cluster, where)
+    lease = f"Lease {where}/{c.lease_name(cluster.instance)}"
     click.echo(f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held")
 
 
