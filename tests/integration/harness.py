@@ -55,60 +55,40 @@ class Harness:
         self.repo.write({"apps/webapps.yaml": webapps_yaml(apps)})
         return self.repo.commit(message)
 
-    def driftctl(self, *args: str, kubeconfig: Path | None = None, timeout: float = 120) -> Ran:
+    def argv(self, *args: str, kubeconfig: Path | None = None) -> list[str]:
+        """`python -m driftctl ARGS` with this test's repository, instance and kubeconfig."""
         command = args[0]
-        argv = [
-            sys.executable,
-            "-m",
-            "driftctl",
-            *args,
-            "--kubeconfig",
-            str(kubeconfig or self.kubeconfig),
-            "--instance",
-            self.instance,
-        ]
+        argv = [sys.executable, "-m", "driftctl", *args]
+        argv += ["--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
         if command in ("plan", "apply"):
-            argv += [
-                "--repo",
-                str(self.repo.path),
-                "--ref",
-                "main",
-                "--path",
-                "apps",
-                "--namespace",
-                self.namespace,
-            ]
+            argv += ["--repo", str(self.repo.path), "--ref", "main", "--path", "apps"]
+            argv += ["--namespace", self.namespace]
         if command in ("apply", "unlock"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
+        return argv
+
+    def driftctl(self, *args: str, kubeconfig: Path | None = None, timeout: float = 120) -> Ran:
+        """Run driftctl to the end: exit code, stdout, stderr."""
         done = subprocess.run(
-            argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=_env(), check=False
+            self.argv(*args, kubeconfig=kubeconfig),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=_env(),
+            check=False,
         )
         return Ran(done.returncode, done.stdout, done.stderr)
 
     def start(self, *args: str) -> subprocess.Popen[str]:
         """driftctl in the background (for concurrent runs)."""
-        argv = [
-            sys.executable,
-            "-m",
-            "driftctl",
-            *args,
-            "--kubeconfig",
-            str(self.kubeconfig),
-            "--instance",
-            self.instance,
-            "--repo",
-            str(self.repo.path),
-            "--ref",
-            "main",
-            "--path",
-            "apps",
-            "--namespace",
-            self.namespace,
-            "--lock-namespace",
-            LOCK_NAMESPACE,
-        ]
         return subprocess.Popen(
-            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+            self.argv(*args),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
         )
 
     def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> str:
