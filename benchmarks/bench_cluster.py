@@ -20,6 +20,7 @@ import contextlib
 import datetime
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -226,38 +227,39 @@ def tool_environment() -> dict[str, str]:
     return env
 
 
-def run_process(argv: Sequence[str], log: Path) -> tuple[float, int, int]:
-    """Run to the end; (wall seconds, peak RSS in KiB, exit code) of that process alone."""
+def run_process(argv: Sequence[str], log: Path) -> tuple[float, resource.struct_rusage, int]:
+    """Run to the end; (wall seconds, resource usage, exit code) of that process alone."""
     with log.open("w") as out:
         started = time.perf_counter()
         process = subprocess.Popen(argv, stdout=out, stderr=out, env=tool_environment(), cwd=ROOT)
         _pid, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss, process.returncode
+    return elapsed, usage, process.returncode
 
 
 def kinds(before: Requests, after: Requests) -> Counter[str]:
     """Requests to WebApps, Deployments and Events by resource and verb (every client)."""
     counted: Counter[str] = Counter()
-    for (resource, subresource, verb, *_, dry_run, _code), count in delta(
+    for (kind, subresource, verb, *_, dry_run, _code), count in delta(
         before, after, OBJECT_RESOURCES
     ).items():
-        name = f"{resource}/{subresource}" if subresource else resource
+        name = f"{kind}/{subresource}" if subresource else kind
         counted[f"{name} {verb}{' dry-run' if dry_run else ''}"] += count
     return counted
 
 
 def measure(bench: Bench, argv: Sequence[str], step: str, log: Path) -> Sample:
     before = request_counts(bench.plane)
-    seconds, rss_kib, code = run_process(argv, log)
+    seconds, usage, code = run_process(argv, log)
     after = request_counts(bench.plane)
     expected = EXPECTED_EXIT.get(step, 0)
     if code != expected:
         tail = "\n".join(log.read_text().splitlines()[-15:])
         raise RuntimeError(f"{step}: {argv[0]} exited {code}, expected {expected}:\n{tail}")
     requests = after.service_accounts - before.service_accounts
-    return Sample(seconds, rss_kib, requests, kinds(before, after))
+    cpu = usage.ru_utime + usage.ru_stime
+    return Sample(seconds, cpu, usage.ru_maxrss, requests, kinds(before, after))
 
 
 # --- one round: the five steps of one tool in a fresh namespace ------------------------------
@@ -281,6 +283,7 @@ def check_converged(bench: Bench, namespace: str, count: int) -> None:
 def run_round(bench: Bench, turn: Round, count: int) -> dict[str, Sample]:
     logs = bench.work / "logs"
     logs.mkdir(exist_ok=True)
+    settle(bench)
     bench.admin("create", "namespace", turn.namespace)
     samples = {}
     for step in STEPS:
@@ -295,7 +298,13 @@ def run_round(bench: Bench, turn: Round, count: int) -> dict[str, Sample]:
 
 
 def clean_up(bench: Bench, namespace: str) -> None:
-    """Release the cleanup finalizers (no driftctl runs to honour them), then delete all."""
+    """Delete the Deployments, release the cleanup finalizers, then delete the namespace.
+
+    Deployments go first so that the garbage collector finds no dependents to check when
+    their owners go; it would otherwise GET each one, rate-limited, into the next round.
+    The finalizers are released because no driftctl runs to honour them.
+    """
+    bench.admin("delete", "deployments", "--all", "-n", namespace, "--wait=true")
     listed = bench.objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL)
     for item in listed["items"]:
         bench.objects.patch_namespaced_custom_object(
@@ -305,6 +314,19 @@ def clean_up(bench: Bench, namespace: str) -> None:
     bench.admin("delete", "namespace", namespace, "--wait=true", "--timeout=600s")
     bench.admin("delete", "lease", c.lease_name(namespace), "-n", LOCK_NAMESPACE,
                 "--ignore-not-found")  # fmt: skip
+
+
+def settle(bench: Bench, timeout: float = 180.0) -> None:
+    """Wait until nobody sends requests about WebApps or Deployments for a second."""
+    deadline = time.monotonic() + timeout
+    before = request_counts(bench.plane)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        after = request_counts(bench.plane)
+        if not delta(before, after, OBJECT_RESOURCES):
+            return
+        before = after
+    print("# the cluster did not settle; measuring anyway", file=sys.stderr)
 
 
 # --- the whole run ------------------------------------------------------------------------------

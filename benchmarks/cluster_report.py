@@ -33,6 +33,7 @@ class Sample:
     """One step of one tool: wall clock, peak RSS, and the requests the API server served."""
 
     seconds: float
+    cpu_seconds: float  # user + system time of the process
     rss_kib: int
     requests: int
     by_kind: Counter[str]  # "<resource> <verb>[ dry-run]": count, every client
@@ -70,10 +71,11 @@ def time_rows(results: Results) -> list[str]:
         for step in STEPS:
             ours, theirs = results[count, step, "driftctl"], results[count, step, "kubectl"]
             mine, other = (median(s, lambda x: x.seconds) for s in (ours, theirs))
+            cpu = [median(s, lambda x: x.cpu_seconds) for s in (ours, theirs)]
             rows.append(
                 f"| {count} | {step} | {mine:.2f} ({min(x.seconds for x in ours):.2f}) "
                 f"| {other:.2f} ({min(x.seconds for x in theirs):.2f}) "
-                f"| **{ratio(mine, other)}** |"
+                f"| **{ratio(mine, other)}** | {cpu[0]:.2f} | {cpu[1]:.2f} | **{ratio(*cpu)}** |"
             )
     return rows
 
@@ -155,13 +157,15 @@ METHOD = """\
 - Steps, each a fresh process, in a fresh namespace per tool and repetition: cold apply;
   apply again; plan (`kubectl diff`); then `kubectl scale` (as admin, not counted) of every
   10th Deployment to 5 replicas; plan (`kubectl diff`) and apply again. Clean-up between
-  rounds: finalizers released, namespace deleted and gone.
+  rounds: Deployments deleted, finalizers released, namespace deleted and gone; each round
+  starts once no client has sent a request about WebApps or Deployments for a second.
 - driftctl does more than kubectl per apply: a run lock (Lease), the WebApp status, Events;
   its plan is exact (a server-side dry-run per candidate), as `kubectl diff` is.
-- Time: wall clock of the process, median (min). Peak RSS: `ru_maxrss` of that process
-  (wait4), the maximum over repetitions. Requests: what the API server's flow control
-  dispatched for the ServiceAccount (exactly the tool's requests), median. By kind: deltas of
-  `apiserver_request_total` for WebApps, Deployments and Events (any client, first run).
+- Time: wall clock of the process, median (min); CPU: its user + system time, median.
+  Peak RSS: `ru_maxrss` of that process (wait4), the maximum over repetitions. Requests:
+  what the API server's flow control dispatched for the ServiceAccount (exactly the tool's
+  requests), median. By kind: deltas of `apiserver_request_total` for WebApps, Deployments
+  and Events (any client, first run).
 - Ratios are driftctl / kubectl: below 1, driftctl is faster, smaller or sends fewer requests.
 """
 
@@ -176,10 +180,10 @@ def markdown(results: Results, setting: Setting) -> str:
         "## Method",
         "",
         METHOD,
-        "## Wall clock, seconds: median (min)",
+        "## Wall clock, seconds: median (min); CPU seconds of the tool's process: median",
         "",
-        "| N | step | driftctl | kubectl | ratio |",
-        "|---:|---|---:|---:|---:|",
+        "| N | step | driftctl | kubectl | ratio | driftctl CPU | kubectl CPU | ratio |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
         *time_rows(results),
         "",
         "## Peak RSS (MiB) and API requests",
