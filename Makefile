@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint unit integration controlplane venv clean
+.PHONY: test demo lint unit integration bench controlplane venv clean
 
 test: lint controlplane
 	$(BIN)/pytest
@@ -24,6 +24,10 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check driftctl tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+bench: $(INSTALLED) controlplane
+	$(BIN)/python -m benchmarks.bench_validate
+	$(BIN)/python -m benchmarks.bench_cluster
 
 demo: $(INSTALLED) controlplane
 	bash examples/demo.sh
