@@ -70,7 +70,9 @@ class Applier:
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Callable[[ObjectOutcome], None] = lambda outcome: None
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
-    _outcomes: dict[ObjectKey, ObjectOutcome] = field(default_factory=dict)
+    # A list, not a map: a WebApp cleaned up and created again has two outcomes.
+    _outcomes: list[ObjectOutcome] = field(default_factory=list)
+    _failed: set[ObjectKey] = field(default_factory=set)
 
     def carry_out(self, plan: Plan, live: Live) -> ApplyReport:
         """Apply every entry of the plan, then write statuses; one outcome per object."""
@@ -82,7 +84,7 @@ class Applier:
         self._phase(self._apply, [e for e in rest if e.key.kind == c.KIND])
         self._phase(self._apply, [e for e in rest if e.key.kind != c.KIND])
         self._phase(self._write_status, self._declared(plan))
-        return ApplyReport(tuple(self._outcomes.values()), plan.revision, plan.refusals)
+        return ApplyReport(tuple(self._outcomes), plan.revision, plan.refusals)
 
     def _phase(
         self, act: Callable[[PlanEntry], ObjectOutcome | None], entries: Iterable[PlanEntry]
@@ -90,7 +92,9 @@ class Applier:
         with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
             for outcome in pool.map(self._guarded(act), entries):
                 if outcome is not None:
-                    self._outcomes[outcome.key] = outcome
+                    self._outcomes.append(outcome)
+                    if outcome.outcome is Outcome.FAILED:
+                        self._failed.add(outcome.key)
                     self.progress(outcome)
 
     def _guarded(
@@ -127,6 +131,8 @@ class Applier:
     def _apply(self, entry: PlanEntry) -> ObjectOutcome:
         if entry.action is Action.UNCHANGED:
             return ObjectOutcome(entry.key, Outcome.UNCHANGED)
+        if entry.error is not None:  # the server refused its dry-run: Git is not applied
+            return ObjectOutcome(entry.key, Outcome.FAILED, entry.reason)
         if entry.action is Action.SKIP or entry.manifest is None:
             return ObjectOutcome(entry.key, Outcome.SKIPPED, entry.reason)
         if entry.action is Action.REPLACE:
@@ -166,19 +172,19 @@ class Applier:
 
     def _write_status(self, entry: PlanEntry) -> ObjectOutcome | None:
         webapp = self._objects.get(entry.key)
-        if webapp is None or is_terminating(webapp) or self._outcome_is(entry.key, Outcome.FAILED):
+        if webapp is None or is_terminating(webapp) or entry.key in self._failed:
             return None
         deployment = self._objects.get(
             ObjectKey(c.DEPLOYMENT_KIND, entry.key.namespace, entry.key.name)
         )
         update = status_update(webapp, deployment, self.now)
-        if update.changed:
+        if not update.changed:
+            return None
+        try:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
+        except ApiError as failed:
+            return ObjectOutcome(entry.key, Outcome.FAILED, f"writing its status: {failed.short}")
         return None
-
-    def _outcome_is(self, key: ObjectKey, result: Outcome) -> bool:
-        outcome = self._outcomes.get(key)
-        return outcome is not None and outcome.outcome is result
 
     def _webapp_of(self, key: ObjectKey) -> Obj:
         return self._objects.get(ObjectKey(c.KIND, key.namespace, key.name), {})

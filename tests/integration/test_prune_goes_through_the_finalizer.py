@@ -48,6 +48,9 @@ def test_a_webapp_deleted_by_a_person_is_cleaned_up_and_created_again(harness: H
     assert f"- WebApp/{harness.namespace}/shop: cleanup" in planned.out
     assert f"+ WebApp/{harness.namespace}/shop: create" in planned.out
     assert applied.code == 0, applied.err
+    assert applied.out.splitlines()[-1] == (
+        "Apply: 2 created, 0 configured, 1 deleted, 4 unchanged, 0 skipped, 0 failed"
+    )
     after = harness.get("webapp", "shop")
     assert after is not None
     assert after["metadata"]["uid"] != before["metadata"]["uid"]
