@@ -60,6 +60,5 @@ run driftctl diff --repo "$repo" --base main~1 --head main --path apps
 run driftctl apply --repo "$repo" --ref main --path apps
 run kubectl get webapps,deployments -n demo
 
-step "The status driftctl wrote, and its events"
-run kubectl get webapp shop -n demo -o jsonpath='{.status}{"\n"}'
-run kubectl get events -n demo --field-selector reason=CleanedUp
+step "The events driftctl recorded on the WebApps"
+run kubectl get events -n demo --sort-by=.metadata.creationTimestamp
