@@ -21,12 +21,14 @@ from driftctl import conventions as c
 from driftctl.core.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.core.entries import ObjectOutcome, Outcome
 from driftctl.core.guards import PruneOptions, parse_max_prune
+from driftctl.core.objects import ObjectKey
 from driftctl.core.validate import Options
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 from driftctl.render import desired as render
 from driftctl.render import plan as plan_render
 from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
+from driftctl.shell.apply import Progress
 from driftctl.shell.git_source import SourceRequest
 from driftctl.shell.kube import in_cluster_namespace
 
@@ -389,9 +391,13 @@ def apply(
     )
     style = _style()
 
-    def progress(item: ObjectOutcome) -> None:
+    def outcome(item: ObjectOutcome) -> None:
         if output == "text" and item.outcome is not Outcome.UNCHANGED:
             click.echo(plan_render.outcome_line(item, style))
+
+    def status(key: ObjectKey, written: dict[str, Any]) -> None:
+        if output == "text":
+            click.echo(plan_render.status_line(key, written, style))
 
     report = reconcile.apply(
         source.request,
@@ -399,7 +405,7 @@ def apply(
         os.environ,
         options=cluster,
         applying=applying,
-        progress=progress,
+        progress=Progress(outcome, status),
     )
     if output == "json":
         click.echo(plan_render.outcomes_json(report.outcomes), nl=False)

@@ -13,14 +13,14 @@ import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from driftctl.core.entries import ObjectOutcome, Plan, PlanOptions
+from driftctl.core.entries import Plan, PlanOptions
 from driftctl.core.guards import PruneOptions
 from driftctl.core.outcomes import ApplyReport
 from driftctl.core.plan import finish, prepare
 from driftctl.core.reports import Desired
 from driftctl.core.validate import Options
 from driftctl.pipeline import load_desired
-from driftctl.shell.apply import Applier, dry_run
+from driftctl.shell.apply import Applier, Progress, dry_run
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.git_source import SourceRequest
@@ -101,7 +101,7 @@ def apply(
     *,
     options: ClusterOptions,
     applying: ApplyOptions,
-    progress: Callable[[ObjectOutcome], None],
+    progress: Progress,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object."""
     desired = load_desired(source, validation, environ)  # bad input stops before any request

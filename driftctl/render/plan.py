@@ -28,6 +28,7 @@ from typing import Any
 
 from driftctl.core.changes import FieldChange
 from driftctl.core.entries import Action, ObjectOutcome, Outcome, Plan, PlanEntry
+from driftctl.core.objects import ObjectKey
 from driftctl.render.style import Style
 
 _SYMBOLS = {
@@ -177,6 +178,17 @@ def outcome_line(item: ObjectOutcome, style: Style | None = None) -> str:
         style.paint(str(item.outcome), _OUTCOME_COLOURS[item.outcome])
         + f" {item.key.display}{reason}"
     )
+
+
+def status_line(key: ObjectKey, status: dict[str, Any], style: Style | None = None) -> str:
+    """`status WebApp/web/shop: ready (2 available)`, or not ready with the Ready message."""
+    style = style or Style()
+    available = status.get("available_replicas", 0)
+    if status.get("ready"):
+        return f"{style.paint('status', 'blue')} {key.display}: ready ({available} available)"
+    ready = [cond for cond in status.get("conditions") or [] if cond.get("type") == "Ready"]
+    why = f": {ready[0].get('message')}" if ready and ready[0].get("message") else ""
+    return f"{style.paint('status', 'blue')} {key.display}: not ready ({available} available){why}"
 
 
 def outcomes_text(

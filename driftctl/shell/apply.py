@@ -39,6 +39,14 @@ from driftctl.shell.live_state import Live
 REMOVALS = frozenset({Action.PRUNE, Action.CLEANUP})
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where a run reports as it goes: each object's outcome, and each status it wrote."""
+
+    outcome: Callable[[ObjectOutcome], None] = lambda outcome: None
+    status: Callable[[ObjectKey, Obj], None] = lambda key, status: None
+
+
 def dry_run(
     kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
 ) -> dict[ObjectKey, DryRunResult]:
@@ -68,7 +76,7 @@ class Applier:
     recreate: bool = False
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
-    progress: Callable[[ObjectOutcome], None] = lambda outcome: None
+    progress: Progress = field(default_factory=Progress)
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
@@ -95,7 +103,7 @@ class Applier:
                     self._outcomes.append(outcome)
                     if outcome.outcome is Outcome.FAILED:
                         self._failed.add(outcome.key)
-                    self.progress(outcome)
+                    self.progress.outcome(outcome)
 
     def _guarded(
         self, act: Callable[[PlanEntry], ObjectOutcome | None]
@@ -184,6 +192,7 @@ class Applier:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
         except ApiError as failed:
             return ObjectOutcome(entry.key, Outcome.FAILED, f"writing its status: {failed.short}")
+        self.progress.status(entry.key, update.status)
         return None
 
     def _webapp_of(self, key: ObjectKey) -> Obj:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from driftctl import conventions as c
 from tests.integration.harness import Harness
 
@@ -68,3 +70,46 @@ def test_a_new_commit_that_changes_no_webapp_rewrites_nothing(harness: Harness) 
 
     assert again.code == 0, again.err
     assert harness.versions() == versions
+
+
+def test_the_webapp_status_follows_its_deployment(harness: Harness) -> None:
+    harness.declare({"shop": ("nginx:1.27", 2)})
+    assert harness.driftctl("apply").code == 0
+    deployment = harness.get("deployment", "shop")
+    assert deployment is not None
+    # No kubelet runs here: write what the Deployment controller writes once pods are up.
+    available = {
+        "observedGeneration": deployment["metadata"]["generation"],
+        "replicas": 2,
+        "updatedReplicas": 2,
+        "readyReplicas": 2,
+        "availableReplicas": 2,
+    }
+    harness.kubectl(
+        "patch",
+        "deployment/shop",
+        "-n",
+        harness.namespace,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        json.dumps({"status": available}),
+    )
+
+    ran = harness.driftctl("apply")
+    waited = harness.kubectl(
+        "wait", "webapp/shop", "-n", harness.namespace, "--for=condition=Ready", "--timeout=5s"
+    )
+    again = harness.driftctl("apply")
+
+    assert ran.code == 0, ran.err
+    assert f"status WebApp/{harness.namespace}/shop: ready (2 available)" in ran.out.splitlines()
+    shop = harness.get("webapp", "shop")
+    assert shop is not None
+    assert (shop["status"]["available_replicas"], shop["status"]["ready"]) == (2, True)
+    [ready] = [cond for cond in shop["status"]["conditions"] if cond["type"] == "Ready"]
+    assert ready["status"] == "True"
+    assert "condition met" in waited
+    assert again.out.strip() == (
+        "Apply: 0 created, 0 configured, 0 deleted, 2 unchanged, 0 skipped, 0 failed"
+    )
