@@ -41,10 +41,15 @@ def cli() -> None:
     """Keep WebApp resources and their Deployments equal to a Git repository."""
 
 
+def output_option(*formats: str) -> Callable[[F], F]:
+    """-o/--output with the command's formats; the first is the default."""
+    return click.option(
+        "-o", "--output", type=click.Choice(list(formats)), default=formats[0], show_default=True
+    )
+
+
 @cli.command()
-@click.option(
-    "-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True
-)
+@output_option("yaml", "json")
 def crd(output: str) -> None:
     """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
 
@@ -164,9 +169,7 @@ def _style() -> Style:
 
 @cli.command()
 @source_options(with_ref=True)
-@click.option(
-    "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@output_option("text", "json")
 @click.pass_context
 def validate(ctx: click.Context, *, source: Source, output: str) -> None:
     """Check the desired state in Git without a cluster.
@@ -192,13 +195,7 @@ def validate(ctx: click.Context, *, source: Source, output: str) -> None:
     help="Branch, tag or commit after the change (default: the working tree of a local path).",
 )
 @source_options(with_ref=False)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-)
+@output_option("text", "json", "markdown")
 @click.pass_context
 def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, output: str) -> None:
     """Show how the desired state changes between two commits, without a cluster.
@@ -294,13 +291,7 @@ def _warn(desired_warnings: Sequence[object]) -> None:
 @source_options(with_ref=True)
 @cluster_options
 @click.option("--show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-)
+@output_option("text", "json", "markdown")
 @click.pass_context
 def plan(
     ctx: click.Context,
@@ -361,9 +352,7 @@ def plan(
     show_default=True,
     help="Seconds to wait for another run's lock before exiting 6.",
 )
-@click.option(
-    "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@output_option("text", "json")
 @click.pass_context
 def apply(
     ctx: click.Context,
