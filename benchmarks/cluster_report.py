@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = ("driftctl", "kubectl")
 STEPS = ("cold apply", "no-drift apply", "no-drift plan", "drift plan", "drift apply")
 KUBECTL_STEP = {
     "cold apply": "apply --server-side",

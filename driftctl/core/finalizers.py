@@ -29,7 +29,8 @@ Caveats
   the garbage collector remove the Deployment, so nothing leaks, but no Event is written.
 - In the NOTHING case (being deleted without our finalizer) driftctl does nothing: some
   other finalizer holds the object and its owner will finish the deletion.
-- The API server does not de-duplicate finalizers, so adding must test the list first.
+- The finalizer is added as part of the applied WebApp (server-side apply treats
+  finalizers as a set), never by a patch: the API server does not de-duplicate a patched list.
 """
 
 from __future__ import annotations
@@ -77,24 +78,3 @@ def remove_patch(live: Obj, finalizer: str = c.FINALIZER) -> Patch | None:
         return None
     path = f"/metadata/finalizers/{names.index(finalizer)}"
     return [{"op": "test", "path": path, "value": finalizer}, {"op": "remove", "path": path}]
-
-
-def add_patch(live: Obj, finalizer: str = c.FINALIZER) -> Patch | None:
-    """Add our finalizer, guarded by a test of the whole current list. None if present.
-
-    Applies normally add the finalizer through server-side apply; this patch is for the
-    shell's repair paths (and people recovering by hand, see the README).
-    """
-    names = finalizers_of(live)
-    if finalizer in names:
-        return None
-    if not names:
-        # The API server treats a test of a missing path against null as passing.
-        return [
-            {"op": "test", "path": "/metadata/finalizers", "value": None},
-            {"op": "add", "path": "/metadata/finalizers", "value": [finalizer]},
-        ]
-    return [
-        {"op": "test", "path": "/metadata/finalizers", "value": names},
-        {"op": "add", "path": "/metadata/finalizers/-", "value": finalizer},
-    ]

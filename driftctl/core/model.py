@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from driftctl.core.schema import prop
 
 INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, order=True)

@@ -32,10 +32,6 @@ class Request:
     content_type: str | None = None
     what: str = ""  # how errors name the request: "apply WebApp/ns/name"
 
-    @property
-    def mutating(self) -> bool:
-        return self.method != "GET" and ("dryRun", "All") not in self.query
-
 
 @dataclass(frozen=True)
 class Kind:

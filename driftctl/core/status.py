@@ -23,14 +23,6 @@ from driftctl import conventions as c
 from driftctl.core.normalize import equal
 from driftctl.core.objects import Obj, annotations_of, metadata
 
-STATUS_FIELDS = (
-    "available_replicas",
-    "ready",
-    "observedGeneration",
-    "conditions",
-    "lastAppliedRevision",
-)
-
 
 @dataclass(frozen=True)
 class Health:

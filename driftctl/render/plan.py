@@ -191,15 +191,6 @@ def status_line(key: ObjectKey, status: dict[str, Any], style: Style | None = No
     return f"{style.paint('status', 'blue')} {key.display}: not ready ({available} available){why}"
 
 
-def outcomes_text(
-    outcomes: Sequence[ObjectOutcome], style: Style | None = None, *, show_unchanged: bool = False
-) -> str:
-    """One line per object that changed, skipped or failed, then the summary."""
-    shown = [o for o in outcomes if show_unchanged or o.outcome is not Outcome.UNCHANGED]
-    lines = [outcome_line(item, style) for item in shown]
-    return "\n".join([*lines, outcome_summary(outcomes)]) + "\n"
-
-
 def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:
     """Apply outcomes as stable JSON (keys documented in the module docstring)."""
     summary = {str(o): sum(1 for item in outcomes if item.outcome is o) for o in Outcome}

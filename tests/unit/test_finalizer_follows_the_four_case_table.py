@@ -8,7 +8,7 @@ import jsonpatch
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.finalizers import FinalizerStep, add_patch, finalizer_step, remove_patch
+from driftctl.core.finalizers import FinalizerStep, finalizer_step, remove_patch
 
 OTHER = "example.org/other"
 
@@ -60,30 +60,3 @@ def test_remove_patch_fails_when_the_list_changed_since_it_was_read() -> None:
 
 def test_remove_patch_is_none_without_our_finalizer() -> None:
     assert remove_patch(webapp([OTHER], True)) is None
-
-
-@pytest.mark.parametrize(
-    ("finalizers", "expected"),
-    [
-        pytest.param([OTHER], [OTHER, c.FINALIZER], id="appends-after-others"),
-        pytest.param([c.FINALIZER], None, id="present-adds-nothing"),
-    ],
-)
-def test_add_patch_tests_the_whole_list(finalizers: list[str], expected: list[str] | None) -> None:
-    live = webapp(finalizers, False)
-
-    patch = add_patch(live)
-
-    if expected is None:
-        assert patch is None
-    else:
-        assert patch is not None
-        assert patch[0] == {"op": "test", "path": "/metadata/finalizers", "value": finalizers}
-        assert jsonpatch.apply_patch(live, patch)["metadata"]["finalizers"] == expected
-
-
-def test_add_patch_on_a_missing_list_creates_it() -> None:
-    patch = add_patch(webapp(None, False))
-
-    assert patch is not None
-    assert patch[-1] == {"op": "add", "path": "/metadata/finalizers", "value": [c.FINALIZER]}

@@ -24,14 +24,13 @@ def test_server_side_apply_forces_with_the_manager_and_never_sends_a_resource_ve
     assert request.query == (("fieldManager", "driftctl"), ("force", "true"))
     assert request.content_type == "application/apply-patch+yaml"
     assert "resourceVersion" not in json.loads(request.body or b"{}")["metadata"]
-    assert request.mutating
 
 
-def test_a_dry_run_is_the_same_apply_marked_all_and_not_mutating() -> None:
+def test_a_dry_run_is_the_same_apply_marked_all() -> None:
     request = r.apply(WEBAPP, "driftctl", dry_run=True)
 
-    assert ("dryRun", "All") in request.query
-    assert not request.mutating
+    assert request.query == (("fieldManager", "driftctl"), ("force", "true"), ("dryRun", "All"))
+    assert request.body == r.apply(WEBAPP, "driftctl").body
 
 
 def test_status_goes_through_the_status_subresource() -> None:
