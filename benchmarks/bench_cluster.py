@@ -36,11 +36,10 @@ from kubernetes import client, config
 from benchmarks import cluster_report as report
 from benchmarks.cluster_report import ROOT, STEPS, Results, Sample
 from driftctl import conventions as c
-from driftctl import pipeline
-from driftctl.core.desired import build_deployment, webapp_manifest
-from driftctl.core.validate import Options
+from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.pipeline import offline as pipeline
 from driftctl.render.manifests import to_yaml
-from driftctl.shell.git_source import SourceRequest
+from driftctl.settings import Source
 from tests.controlplane import launcher
 from tests.gitrepos import Repo, webapp
 from tests.integration.harness import Requests, delta, request_counts
@@ -165,9 +164,9 @@ def render_for_kubectl(repo: Repo, namespace: str, folder: Path) -> Path:
     kubectl cannot know a WebApp's uid before it exists, so the Deployments carry no
     ownerReference; every other field is the one driftctl sends.
     """
-    request = SourceRequest(str(repo.path), ref="main", path="apps")
-    desired = pipeline.load_desired(request, Options(namespace), os.environ)
-    stamp = desired.stamp(namespace)
+    source = Source(str(repo.path), ref="main", path="apps", namespace=namespace)
+    desired = pipeline.load_desired(source, os.environ)
+    stamp = Stamp.of(desired, namespace)
     folder.mkdir(parents=True)
     for app in desired.webapps:
         deployment = build_deployment(app, namespace, owner_uid="")

@@ -12,9 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from driftctl import pipeline
-from driftctl.core.validate import Options
-from driftctl.shell.git_source import SourceRequest
+from driftctl.pipeline import offline as pipeline
+from driftctl.settings import Source
 from tests.gitrepos import Repo, webapp
 
 FILES = 1_000
@@ -34,9 +33,9 @@ def make_repository(root: Path) -> Repo:
     return repo
 
 
-def timed(request: SourceRequest) -> tuple[float, int]:
+def timed(request: Source) -> tuple[float, int]:
     start = time.perf_counter()
-    report = pipeline.validate_source(request, Options(), os.environ)
+    report = pipeline.validate_source(request, os.environ)
     elapsed = time.perf_counter() - start
     assert report.valid, report.problems[:3]
     return elapsed, len(report.webapps)
@@ -46,7 +45,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         repo = make_repository(Path(folder))
         for mode, ref in (("working tree", None), ("--ref main", "main")):
-            request = SourceRequest(str(repo.path), ref=ref, path="apps")
+            request = Source(str(repo.path), ref=ref, path="apps")
             runs = [timed(request) for _ in range(ROUNDS)]
             count = runs[0][1]
             seconds = [elapsed for elapsed, _count in runs]

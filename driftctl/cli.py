@@ -1,38 +1,60 @@
 """The command line: the only module that imports click.
 
-Each command turns flags into settings, makes one pipeline call, prints what it returns
-and exits with the code from errors.ExitCode. No decision is made here.
+Each command takes plain click options, builds the settings (driftctl.settings validates
+them), makes one pipeline call, prints what it returns and exits with the code from
+errors.ExitCode. No decision is made here. Every flag also reads an environment variable,
+`DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`), so a CronJob can be
+configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import click
 
-from driftctl import __version__, pipeline, reconcile
+from driftctl import __version__
 from driftctl import conventions as c
-from driftctl.core.crd import GENERATED_NOTICE, webapp_crd
-from driftctl.core.entries import ObjectOutcome, Outcome
-from driftctl.core.guards import PruneOptions, parse_max_prune
-from driftctl.core.objects import ObjectKey
-from driftctl.core.validate import Options
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
-from driftctl.render import desired as render
+from driftctl.pipeline import cluster as run
+from driftctl.pipeline import offline
+from driftctl.render import offline as offline_render
 from driftctl.render import plan as plan_render
 from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
+from driftctl.settings import Cluster, Lock, Policy, Source
 from driftctl.shell.apply import Progress
-from driftctl.shell.git_source import SourceRequest
-from driftctl.shell.kube import in_cluster_namespace
 
 F = TypeVar("F", bound=Callable[..., object])
+ENV_PREFIX = "DRIFTCTL_"
+
+
+def flag(name: str, *, env: Sequence[str] = (), **attributes: Any) -> Callable[[F], F]:
+    """A click option `--name` that also reads DRIFTCTL_NAME (and `env`, in that order).
+
+    `name` may be a pair, `prune/--no-prune`; its variable is named after the first.
+    """
+    variable = ENV_PREFIX + name.split("/", maxsplit=1)[0].upper().replace("-", "_")
+    attributes.setdefault("show_default", True)
+    return click.option(f"--{name}", envvar=[variable, *env], show_envvar=True, **attributes)
+
+
+def stacked(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Several options applied as one decorator, in the order they are written."""
+
+    def decorate(command: F) -> F:
+        for each in reversed(decorators):
+            command = each(command)
+        return command
+
+    return decorate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -41,15 +63,21 @@ def cli() -> None:
     """Keep WebApp resources and their Deployments equal to a Git repository."""
 
 
-def output_option(*formats: str) -> Callable[[F], F]:
+def output_flag(*formats: str) -> Callable[[F], F]:
     """-o/--output with the command's formats; the first is the default."""
     return click.option(
-        "-o", "--output", type=click.Choice(list(formats)), default=formats[0], show_default=True
+        "-o",
+        "--output",
+        type=click.Choice(list(formats)),
+        default=formats[0],
+        show_default=True,
+        envvar=ENV_PREFIX + "OUTPUT",
+        show_envvar=True,
     )
 
 
 @cli.command()
-@output_option("yaml", "json")
+@output_flag("yaml", "json")
 def crd(output: str) -> None:
     """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
 
@@ -63,103 +91,38 @@ def crd(output: str) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where the desired state is read, and how it is validated: the source flags, bundled."""
-
-    request: SourceRequest
-    options: Options
-
-
-@dataclass(frozen=True)
-class NamedOption:
-    """A click option and the Python name of its value (as click names it)."""
-
-    name: str
-    decorate: Callable[[Callable[..., object]], Callable[..., object]]
-
-
-def option(*declarations: str, **attributes: Any) -> NamedOption:
-    """click.option, remembering its value's name: the bare name if declared, else the flag."""
-    bare = [d for d in declarations if not d.startswith("-")]
-    name = bare[0] if bare else declarations[0].lstrip("-").replace("-", "_")
-    return NamedOption(name, click.option(*declarations, **attributes))
-
-
-def bundled(
-    name: str, build: Callable[..., object], options: Sequence[NamedOption]
-) -> Callable[[F], F]:
-    """Add `options` to a command and hand it their values as one keyword: name=build(...).
-
-    Commands then take `source: Source` or `cluster: ClusterOptions` instead of a dozen flags.
-    """
-
-    def decorate(command: F) -> F:
-        @functools.wraps(command)
-        def run(*args: object, **flags: object) -> object:
-            values = {o.name: flags.pop(o.name) for o in options if o.name in flags}
-            return command(*args, **flags, **{name: build(**values)})
-
-        wrapped: Callable[..., object] = run
-        for each in reversed(options):
-            wrapped = each.decorate(wrapped)
-        return cast(F, wrapped)
-
-    return decorate
-
-
-def _source(*, ref: str | None = None, **flags: Any) -> Source:
-    request = SourceRequest(
-        repo=flags["repo"], ref=ref, path=flags["path"], cache_dir=flags["cache_dir"]
-    )
-    return Source(request, Options(flags["namespace"], flags["skip_unknown_kinds"]))
-
-
-def source_options(*, with_ref: bool) -> Callable[[F], F]:
-    """--repo, [--ref,] --path, --cache-dir, --namespace, --skip-unknown-kinds as `source`."""
-    options = [
-        option(
-            "--repo",
-            envvar="DRIFTCTL_REPO",
-            default=".",
-            show_default=True,
-            help="Repository: a local path, or a URL (https://, ssh://, git@host:path, file://).",
-        ),
-        option(
-            "--path",
-            envvar="DRIFTCTL_PATH",
-            default="",
-            help="Folder inside the repository holding the manifests (default: the root).",
-        ),
-        option(
-            "--cache-dir",
-            envvar="DRIFTCTL_CACHE_DIR",
-            type=click.Path(file_okay=False, path_type=Path),
-            help="Where fetched repositories are kept (default: ~/.cache/driftctl/repos).",
-        ),
-        option(
-            "--namespace",
-            default="default",
-            show_default=True,
-            help="Namespace of WebApps that do not name one.",
-        ),
-        option(
-            "--skip-unknown-kinds",
-            is_flag=True,
-            help="Skip documents of other kinds with a warning instead of refusing them.",
-        ),
-    ]
-    if with_ref:
-        options.insert(
-            1,
-            option(
-                "--ref",
-                envvar="DRIFTCTL_REF",
-                help="Branch, tag or commit to read (default: the working tree of a local "
-                "path, the default branch of a URL).",
-            ),
-        )
-    return bundled("source", _source, options)
+repo_flag = flag(
+    "repo",
+    default=".",
+    help="Repository: a local path, or a URL (https://, ssh://, git@host:path, file://).",
+)
+ref_flag = flag(
+    "ref",
+    help="Branch, tag or commit to read (default: the working tree of a local path, the "
+    "default branch of a URL).",
+)
+source_flags = stacked(
+    flag(
+        "path",
+        default="",
+        show_default=False,
+        help="Folder inside the repository holding the manifests (default: the root).",
+    ),
+    flag(
+        "cache-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Where fetched repositories are kept (default: ~/.cache/driftctl/repos).",
+    ),
+    flag(
+        "namespace", default=c.DEFAULT_NAMESPACE, help="Namespace of WebApps that do not name one."
+    ),
+    flag(
+        "skip-unknown-kinds",
+        is_flag=True,
+        help="Skip documents of other kinds with a warning instead of refusing them.",
+    ),
+)
+"""--path, --cache-dir, --namespace, --skip-unknown-kinds (with --repo and maybe --ref)."""
 
 
 def _style() -> Style:
@@ -168,36 +131,60 @@ def _style() -> Style:
 
 
 @cli.command()
-@source_options(with_ref=True)
-@output_option("text", "json")
+@repo_flag
+@ref_flag
+@source_flags
+@output_flag("text", "json")
 @click.pass_context
-def validate(ctx: click.Context, *, source: Source, output: str) -> None:
+def validate(
+    ctx: click.Context,
+    *,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    output: str,
+) -> None:
     """Check the desired state in Git without a cluster.
 
     Reads every *.yaml/*.yml file under --path, refuses unsafe YAML, and checks each WebApp
     against the CRD schema, Kubernetes naming rules and duplicates. Exit 0 when valid, 3 with
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
-    report = pipeline.validate_source(source.request, source.options, os.environ)
+    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    report = offline.validate_source(source, os.environ)
     if output == "json":
-        click.echo(render.validation_json(report), nl=False)
-    elif report.valid:
-        click.echo(render.validation_text(report, _style()), nl=False)
+        click.echo(offline_render.validation_json(report), nl=False)
     else:
-        click.echo(render.validation_text(report, _style()), nl=False, err=True)
+        text = offline_render.validation_text(report, _style())
+        click.echo(text, nl=False, err=not report.valid)
     ctx.exit(ExitCode.OK if report.valid else ExitCode.INVALID_INPUT)
 
 
 @cli.command()
-@click.option("--base", required=True, help="Branch, tag or commit before the change (e.g. main).")
-@click.option(
-    "--head",
+@flag("base", required=True, help="Branch, tag or commit before the change (e.g. main).")
+@flag(
+    "head",
     help="Branch, tag or commit after the change (default: the working tree of a local path).",
 )
-@source_options(with_ref=False)
-@output_option("text", "json", "markdown")
+@repo_flag
+@source_flags
+@output_flag("text", "json", "markdown")
 @click.pass_context
-def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, output: str) -> None:
+def diff(
+    ctx: click.Context,
+    *,
+    base: str,
+    head: str | None,
+    repo: str,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    output: str,
+) -> None:
     """Show how the desired state changes between two commits, without a cluster.
 
     WebApps added, removed and changed (field by field, old -> new). What a pre-merge check
@@ -205,73 +192,71 @@ def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, out
     different, 3 when either side is invalid (the message says which), 4 when Git cannot be
     read.
     """
-    report = pipeline.desired_diff(
-        pipeline.at_ref(source.request, base),
-        pipeline.at_ref(source.request, head),
-        source.options,
-        os.environ,
-    )
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
+    report = offline.diff_sources(source.at(base), source.at(head), os.environ)
     if output == "json":
-        click.echo(render.diff_json(report), nl=False)
+        click.echo(offline_render.diff_json(report), nl=False)
     elif output == "markdown":
-        click.echo(render.diff_markdown(report), nl=False)
+        click.echo(offline_render.diff_markdown(report), nl=False)
     else:
-        click.echo(render.diff_text(report, _style()), nl=False)
+        click.echo(offline_render.diff_text(report, _style()), nl=False)
     ctx.exit(ExitCode.OK if report.diff.equal else ExitCode.CHANGES)
 
 
-def _cluster(**flags: Any) -> reconcile.ClusterOptions:
-    return reconcile.ClusterOptions(**flags, notice=_notice)
-
-
-cluster_options = bundled(
-    "cluster",
-    _cluster,
-    [
-        option(
-            "--kubeconfig",
-            envvar="KUBECONFIG",
-            type=click.Path(dir_okay=False),
-            help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the Pod's "
-            "service account in a cluster).",
-        ),
-        option("--context", help="Kubeconfig context to use (default: its current context)."),
-        option(
-            "--instance",
-            envvar="DRIFTCTL_INSTANCE",
-            default=c.DEFAULT_INSTANCE,
-            show_default=True,
-            help="This driftctl's instance: it only sees and changes objects labelled "
-            f"{c.INSTANCE_LABEL}=<instance>.",
-        ),
-        option(
-            "--field-manager",
-            "manager",
-            default=c.FIELD_MANAGER,
-            show_default=True,
-            help="Field manager of server-side apply.",
-        ),
-        option(
-            "--timeout",
-            type=click.FloatRange(min=1),
-            default=300,
-            show_default=True,
-            help="Seconds the whole run may take, retries of transient failures included.",
-        ),
-        option(
-            "--concurrency",
-            type=click.IntRange(min=1, max=64),
-            default=4,
-            show_default=True,
-            help="Objects sent to the API server at once.",
-        ),
-    ],
+cluster_flags = stacked(
+    flag(
+        "kubeconfig",
+        env=["KUBECONFIG"],
+        type=click.Path(dir_okay=False),
+        help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a "
+        "cluster).",
+    ),
+    flag("context", help="Kubeconfig context to use (default: its current context)."),
+    flag(
+        "instance",
+        default=c.DEFAULT_INSTANCE,
+        help="This driftctl's instance: it only sees and changes objects labelled "
+        f"{c.INSTANCE_LABEL}=<instance>.",
+    ),
+    flag("field-manager", default=c.FIELD_MANAGER, help="Field manager of server-side apply."),
+    flag(
+        "timeout",
+        type=click.FloatRange(min=1),
+        default=300,
+        help="Seconds the whole run may take, retries of transient failures included.",
+    ),
+    flag(
+        "concurrency",
+        type=click.IntRange(min=1, max=64),
+        default=4,
+        help="Objects sent to the API server at once.",
+    ),
 )
-"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency as `cluster`."""
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
 
-lock_namespace_option = click.option(
-    "--lock-namespace",
-    envvar="DRIFTCTL_LOCK_NAMESPACE",
+policy_flags = stacked(
+    flag(
+        "prune/--no-prune",
+        default=True,
+        help="Delete this instance's WebApps that Git no longer declares.",
+    ),
+    flag("allow-empty", is_flag=True, help="Allow pruning when Git declares no WebApp at all."),
+    flag(
+        "max-prune",
+        metavar="N|P%",
+        help="Most deletions in one run: a count or a percentage of the managed WebApps "
+        "(default: half of them).",
+    ),
+    flag(
+        "recreate",
+        is_flag=True,
+        help="Delete and create again objects whose immutable fields changed.",
+    ),
+)
+"""--prune/--no-prune, --allow-empty, --max-prune, --recreate: what apply may do."""
+
+lock_namespace_flag = flag(
+    "lock-namespace",
     help="Namespace of the run lock, Lease driftctl-<instance> (default: the Pod's namespace "
     "in a cluster, else default).",
 )
@@ -288,77 +273,89 @@ def _warn(desired_warnings: Sequence[object]) -> None:
 
 
 @cli.command()
-@source_options(with_ref=True)
-@cluster_options
-@click.option("--show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
-@output_option("text", "json", "markdown")
+@repo_flag
+@ref_flag
+@source_flags
+@cluster_flags
+@policy_flags
+@flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
+@output_flag("text", "json", "markdown")
 @click.pass_context
 def plan(
     ctx: click.Context,
     *,
-    source: Source,
-    cluster: reconcile.ClusterOptions,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    prune: bool,
+    allow_empty: bool,
+    max_prune: str | None,
+    recreate: bool,
     show_unchanged: bool,
     output: str,
 ) -> None:
     """Show what `apply` would change in the cluster, exactly, without changing anything.
 
     Per object: create, update (with the field changes and who changed them), unchanged,
-    prune, cleanup pending, replace needed, or skip. Objects that cannot have drifted cost
-    no request; the others are checked with a server-side dry-run. Takes no lock.
-    Exit 0 when nothing would change, 1 when something would, 3/4 on errors.
+    prune, cleanup pending, replace, or skip. Takes the same flags as `apply` for what it may
+    do (--no-prune, --max-prune, --recreate...), so the two say the same. Objects that cannot
+    have drifted cost no request; the others are checked with a server-side dry-run. Takes
+    no lock. Exit 0 when the cluster equals Git, 1 when it differs, 3/4 on errors.
     """
-    planned = reconcile.plan(source.request, source.options, os.environ, cluster, PruneOptions())
+    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
+    planned = run.plan(source, cluster, policy, environ=os.environ, notice=_notice)
     _warn(planned.desired.warnings)
     if output == "json":
         click.echo(plan_render.plan_json(planned.plan), nl=False)
     elif output == "markdown":
         click.echo(plan_render.plan_markdown(planned.plan), nl=False)
     else:
-        click.echo(
-            plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged), nl=False
-        )
-    ctx.exit(ExitCode.CHANGES if planned.plan.has_changes else ExitCode.OK)
+        text = plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged)
+        click.echo(text, nl=False)
+    ctx.exit(ExitCode.CHANGES if planned.plan.differs else ExitCode.OK)
 
 
 @cli.command()
-@source_options(with_ref=True)
-@cluster_options
-@click.option(
-    "--prune/--no-prune",
-    default=True,
-    show_default=True,
-    help="Delete this instance's WebApps that Git no longer declares.",
-)
-@click.option(
-    "--allow-empty", is_flag=True, help="Allow pruning when Git declares no WebApp at all."
-)
-@click.option(
-    "--max-prune",
-    metavar="N|P%",
-    help="Most deletions in one run: a count or a percentage of the managed WebApps "
-    "(default: half of them).",
-)
-@click.option(
-    "--recreate",
-    is_flag=True,
-    help="Delete and create again objects whose immutable fields changed.",
-)
-@lock_namespace_option
-@click.option(
-    "--lock-timeout",
+@repo_flag
+@ref_flag
+@source_flags
+@cluster_flags
+@policy_flags
+@lock_namespace_flag
+@flag(
+    "lock-timeout",
     type=click.FloatRange(min=0),
     default=0,
-    show_default=True,
     help="Seconds to wait for another run's lock before exiting 6.",
 )
-@output_option("text", "json")
+@output_flag("text", "json")
 @click.pass_context
 def apply(
     ctx: click.Context,
     *,
-    source: Source,
-    cluster: reconcile.ClusterOptions,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -374,27 +371,14 @@ def apply(
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
     lock, 3/4 on errors.
     """
-    limits = PruneOptions(prune, allow_empty, parse_max_prune(max_prune) if max_prune else None)
-    applying = reconcile.ApplyOptions(
-        limits, recreate, lock_namespace or in_cluster_namespace(), lock_timeout
-    )
+    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
+    lock = Lock(lock_namespace, lock_timeout)
     style = _style()
-
-    def outcome(item: ObjectOutcome) -> None:
-        if output == "text" and item.outcome is not Outcome.UNCHANGED:
-            click.echo(plan_render.outcome_line(item, style))
-
-    def status(key: ObjectKey, written: dict[str, Any]) -> None:
-        if output == "text":
-            click.echo(plan_render.status_line(key, written, style))
-
-    report = reconcile.apply(
-        source.request,
-        source.options,
-        os.environ,
-        options=cluster,
-        applying=applying,
-        progress=Progress(outcome, status),
+    progress = _progress(style) if output == "text" else Progress()
+    report = run.apply(
+        source, cluster, policy, lock, environ=os.environ, notice=_notice, progress=progress
     )
     if output == "json":
         click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
@@ -405,15 +389,36 @@ def apply(
     ctx.exit(report.exit_code)
 
 
+def _progress(style: Style) -> Progress:
+    """Text output as apply goes: a line per changed object and per status written."""
+
+    def outcome(item: ObjectOutcome) -> None:
+        if item.outcome is not Outcome.UNCHANGED:
+            click.echo(plan_render.outcome_line(item, style))
+
+    def status(key: ObjectKey, written: dict[str, Any]) -> None:
+        click.echo(plan_render.status_line(key, written, style))
+
+    return Progress(outcome, status)
+
+
 @cli.command()
-@cluster_options
-@lock_namespace_option
-def unlock(*, cluster: reconcile.ClusterOptions, lock_namespace: str | None) -> None:
+@cluster_flags
+@lock_namespace_flag
+def unlock(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    lock_namespace: str | None,
+) -> None:
     """Break this instance's run lock on purpose (when a run died holding it)."""
-    where = lock_namespace or in_cluster_namespace()
-    holder = reconcile.unlock(cluster, where)
-    lease = f"Lease {where}/{c.lease_name(cluster.instance)}"
-    click.echo(f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held")
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    unlocked = run.unlock(cluster, Lock(lock_namespace), notice=_notice)
+    click.echo(plan_render.unlocked_line(unlocked.lease.display, unlocked.holder))
 
 
 def report_error(error: DriftctlError) -> None:

@@ -42,6 +42,11 @@ def lease_name(instance: str) -> str:
     return f"driftctl-{instance}"
 
 
+def object_ref(kind: str, namespace: str, name: str) -> str:
+    """The one way every message and report names an object: `Kind/namespace/name`."""
+    return f"{kind}/{namespace}/{name}"
+
+
 def instance_selector(instance: str) -> str:
     """The label selector that limits every read to one instance's objects."""
     return f"{INSTANCE_LABEL}={instance}"

@@ -26,19 +26,32 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from driftctl.core.changes import FieldChange
-from driftctl.core.entries import Action, ObjectOutcome, Outcome, Plan, PlanEntry
-from driftctl.core.objects import ObjectKey
+from driftctl.core.planning.actions import (
+    Action,
+    Cleanup,
+    Create,
+    Plan,
+    Prune,
+    Refused,
+    Unchanged,
+    Update,
+    Verb,
+    changes_of,
+    patch_of,
+)
+from driftctl.core.planning.changes import FieldChange, managers_of
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.render.style import Style
 
 _SYMBOLS = {
-    Action.CREATE: ("+", "green"),
-    Action.UPDATE: ("~", "yellow"),
-    Action.REPLACE: ("-/+", "red"),
-    Action.PRUNE: ("-", "red"),
-    Action.CLEANUP: ("-", "red"),
-    Action.UNCHANGED: ("=", "dim"),
-    Action.SKIP: ("!", "cyan"),
+    Verb.CREATE: ("+", "green"),
+    Verb.UPDATE: ("~", "yellow"),
+    Verb.REPLACE: ("-/+", "red"),
+    Verb.PRUNE: ("-", "red"),
+    Verb.CLEANUP: ("-", "red"),
+    Verb.UNCHANGED: ("=", "dim"),
+    Verb.SKIP: ("!", "cyan"),
 }
 _VALUE_WIDTH = 80
 
@@ -46,17 +59,17 @@ _VALUE_WIDTH = 80
 def plan_summary(plan: Plan) -> str:
     """`Plan: 2 to create, 1 to update, 0 to prune, 5 unchanged` (+ rarer actions if any)."""
     parts = [
-        f"{plan.count(Action.CREATE)} to create",
-        f"{plan.count(Action.UPDATE)} to update",
-        f"{plan.count(Action.PRUNE)} to prune",
+        f"{plan.count(Verb.CREATE)} to create",
+        f"{plan.count(Verb.UPDATE)} to update",
+        f"{plan.count(Verb.PRUNE)} to prune",
     ]
-    if plan.count(Action.REPLACE):
-        parts.append(f"{plan.count(Action.REPLACE)} to replace")
-    if plan.count(Action.CLEANUP):
-        parts.append(f"{plan.count(Action.CLEANUP)} cleanup pending")
-    parts.append(f"{plan.count(Action.UNCHANGED)} unchanged")
-    if plan.count(Action.SKIP):
-        parts.append(f"{plan.count(Action.SKIP)} skipped")
+    if plan.count(Verb.REPLACE):
+        parts.append(f"{plan.count(Verb.REPLACE)} to replace")
+    if plan.count(Verb.CLEANUP):
+        parts.append(f"{plan.count(Verb.CLEANUP)} cleanup pending")
+    parts.append(f"{plan.count(Verb.UNCHANGED)} unchanged")
+    if plan.count(Verb.SKIP):
+        parts.append(f"{plan.count(Verb.SKIP)} skipped")
     return "Plan: " + ", ".join(parts)
 
 
@@ -74,14 +87,14 @@ def change_text(change: FieldChange) -> str:
     return f"{change.path}: {before} -> {after}{who}"
 
 
-def entry_lines(entry: PlanEntry, style: Style) -> list[str]:
+def action_lines(action: Action, style: Style) -> list[str]:
     """One line for the object, then one per changed field or owned object."""
-    symbol, colour = _SYMBOLS[entry.action]
-    reason = f" ({entry.reason})" if entry.reason else ""
-    lines = [style.paint(f"{symbol} {entry.key.display}: {entry.action}", colour) + reason]
-    if entry.action in (Action.UPDATE, Action.REPLACE):
-        lines += [f"    {change_text(change)}" for change in entry.changes]
-    lines += [f"    deletes {owned.key.display} during cleanup" for owned in entry.owned]
+    symbol, colour = _SYMBOLS[action.verb]
+    reason = f" ({action.reason})" if action.reason else ""
+    lines = [style.paint(f"{symbol} {action.key.display}: {action.verb}", colour) + reason]
+    lines += [f"    {change_text(change)}" for change in changes_of(action)]
+    if isinstance(action, Prune | Cleanup):
+        lines += [f"    deletes {owned.key.display} during cleanup" for owned in action.owned]
     return lines
 
 
@@ -89,9 +102,9 @@ def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = 
     """The plan for a terminal or a log, ending with the summary line."""
     style = style or Style()
     lines: list[str] = []
-    for entry in plan.entries:
-        if show_unchanged or entry.action is not Action.UNCHANGED:
-            lines += entry_lines(entry, style)
+    for action in plan.actions:
+        if show_unchanged or not isinstance(action, Unchanged):
+            lines += action_lines(action, style)
     lines += [style.paint(f"refused: {refusal}", "red") for refusal in plan.refusals]
     lines += ["", style.paint(plan_summary(plan), "bold")] if lines else [plan_summary(plan)]
     return "\n".join(lines) + "\n"
@@ -101,52 +114,54 @@ def plan_json(plan: Plan) -> str:
     """The plan as stable JSON (keys documented in the module docstring)."""
     document = {
         "revision": plan.revision,
-        "summary": {str(action): plan.count(action) for action in Action},
+        "summary": {str(verb): plan.count(verb) for verb in Verb},
         "refusals": list(plan.refusals),
-        "objects": [_entry_json(entry) for entry in plan.entries],
+        "objects": [_action_json(action) for action in plan.actions],
     }
     return json.dumps(document, indent=2) + "\n"
 
 
-def _entry_json(entry: PlanEntry) -> dict[str, Any]:
+def _action_json(action: Action) -> dict[str, Any]:
+    owner = action.owner if isinstance(action, Create | Update) else None
     return {
-        "kind": entry.key.kind,
-        "namespace": entry.key.namespace,
-        "name": entry.key.name,
-        "action": str(entry.action),
-        "reason": entry.reason,
-        "managers": list(entry.managers),
-        "owner": entry.owner.display if entry.owner else None,
-        "error": entry.error,
-        "patch": list(entry.patch),
+        "kind": action.key.kind,
+        "namespace": action.key.namespace,
+        "name": action.key.name,
+        "action": str(action.verb),
+        "reason": action.reason,
+        "managers": list(managers_of(changes_of(action))),
+        "owner": owner.display if owner else None,
+        "error": action.error if isinstance(action, Refused) else None,
+        "patch": list(patch_of(action)),
     }
 
 
 def plan_markdown(plan: Plan) -> str:
     """The plan as a pull-request comment: summary, a table of changes, field details."""
-    changing = [entry for entry in plan.entries if entry.action is not Action.UNCHANGED]
+    changing = [action for action in plan.actions if not isinstance(action, Unchanged)]
     lines = ["### driftctl plan", "", f"**{plan_summary(plan)}**", ""]
     lines += [f"> :warning: {refusal}" for refusal in plan.refusals]
     if not changing:
         return "\n".join([*lines, "No changes: the cluster matches Git.", ""])
     lines += ["| object | action | reason |", "|---|---|---|"]
-    lines += [_row(entry) for entry in changing]
-    for entry in changing:
-        lines += _details(entry)
+    lines += [_row(action) for action in changing]
+    for action in changing:
+        lines += _details(action)
     return "\n".join(lines) + "\n"
 
 
-def _row(entry: PlanEntry) -> str:
-    reason = entry.reason.replace("|", "\\|")
-    return f"| `{entry.key.display}` | {entry.action} | {reason} |"
+def _row(action: Action) -> str:
+    reason = action.reason.replace("|", "\\|")
+    return f"| `{action.key.display}` | {action.verb} | {reason} |"
 
 
-def _details(entry: PlanEntry) -> list[str]:
-    if not entry.changes or entry.action not in (Action.UPDATE, Action.REPLACE):
+def _details(action: Action) -> list[str]:
+    changes = changes_of(action)
+    if not changes:
         return []
-    count = len(entry.changes)
-    summary = f"{entry.key.display}: {count} field{'s' if count != 1 else ''}"
-    body = [f"~ {change_text(change)}" for change in entry.changes]
+    count = len(changes)
+    summary = f"{action.key.display}: {count} field{'s' if count != 1 else ''}"
+    body = [f"~ {change_text(change)}" for change in changes]
     return ["", f"<details><summary>{summary}</summary>", "", "```diff", *body, "```", "</details>"]
 
 
@@ -189,6 +204,11 @@ def status_line(key: ObjectKey, status: dict[str, Any], style: Style | None = No
     ready = [cond for cond in status.get("conditions") or [] if cond.get("type") == "Ready"]
     why = f": {ready[0].get('message')}" if ready and ready[0].get("message") else ""
     return f"{style.paint('status', 'blue')} {key.display}: not ready ({available} available){why}"
+
+
+def unlocked_line(lease: str, holder: str | None) -> str:
+    """What `unlock` did: `unlocked Lease ns/driftctl-x (it was held by h)`."""
+    return f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held"
 
 
 def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:

@@ -1,7 +1,8 @@
 """How every report names objects and colours text.
 
-Objects are always written `Kind/namespace/name`. Colour is decided by the caller (a
-terminal without NO_COLOR) and passed in; rendering never looks at the environment.
+Objects are always written `Kind/namespace/name` (conventions.object_ref). Colour is
+decided by the caller (a terminal without NO_COLOR) and passed in; rendering never looks
+at the environment.
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ _CODES = {
     "bold": "1",
     "dim": "2",
 }
-
-
-def object_ref(kind: str, namespace: str, name: str) -> str:
-    """The one way objects are named in output: `Kind/namespace/name`."""
-    return f"{kind}/{namespace}/{name}"
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """The only server-side apply writer: dry-runs candidates, carries out a plan, writes status.
 
-A plan is carried out in phases, each finished before the next starts: removals and
-pending cleanups, then WebApps, then their Deployments (which need the WebApp's uid),
-then the status of every declared WebApp. Within a phase objects are independent and go
-`concurrency` at a time. Every object gets one outcome; a failure is recorded and the
-others go on. SSA requests carry `force` and the field manager, never a resourceVersion.
+A plan is carried out stage by stage, in the order the core gives (`Plan.stages`):
+removals and pending cleanups, then WebApps, then their Deployments (which need the
+WebApp's uid); then the status of every declared WebApp. Within a stage actions are
+independent and go `concurrency` at a time. Every object gets one outcome; a failure is
+recorded and the others go on. SSA requests carry `force` and the field manager, never a
+resourceVersion. What to do with each object was decided by the plan; this module only
+does it.
 """
 
 from __future__ import annotations
@@ -13,30 +15,38 @@ import datetime
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from driftctl import conventions as c
-from driftctl.core import requests as r
-from driftctl.core.entries import (
-    SUCCESS,
+from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.retry import is_object_refusal
+from driftctl.core.planning.actions import (
     Action,
     Candidate,
+    Cleanup,
+    Create,
     DryRunError,
     DryRunResult,
-    ObjectOutcome,
-    Outcome,
     Plan,
-    PlanEntry,
+    Prune,
+    Refused,
+    Replace,
+    Skip,
+    Unchanged,
+    Update,
     bind_owner,
+    changes_of,
+    is_changing,
 )
-from driftctl.core.objects import Obj, ObjectKey, is_terminating, key_of, uid
-from driftctl.core.outcomes import ApplyReport
-from driftctl.core.status import status_update
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.planning.outcomes import SUCCESS, ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.status import status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
-from driftctl.shell.live_state import Live
 
-REMOVALS = frozenset({Action.PRUNE, Action.CLEANUP})
+Item = TypeVar("Item", Action, ObjectKey)
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ def dry_run(
         try:
             return kube.send(r.apply(candidate.manifest, manager, dry_run=True))
         except ApiError as refused:
-            if refused.status in (401, 403) or refused.status >= 500 or refused.status == 0:
+            if not is_object_refusal(refused.status):
                 raise  # the cluster, not this object: stop the run
             return DryRunError(refused.short)
 
@@ -73,7 +83,6 @@ class Applier:
     events: Recorder
     now: datetime.datetime
     manager: str = c.FIELD_MANAGER
-    recreate: bool = False
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
@@ -82,117 +91,104 @@ class Applier:
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
 
-    def carry_out(self, plan: Plan, live: Live) -> ApplyReport:
-        """Apply every entry of the plan, then write statuses; one outcome per object."""
-        for obj in [*live.webapps, *live.deployments]:
+    def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
+        """Carry out every stage of the plan, then write statuses; one outcome per object."""
+        for obj in live.objects():
             self._objects[key_of(obj)] = obj
-        removals = [e for e in plan.entries if e.action in REMOVALS]
-        rest = [e for e in plan.entries if e.action not in REMOVALS]
-        self._phase(self._remove, removals)
-        self._phase(self._apply, [e for e in rest if e.key.kind == c.KIND])
-        self._phase(self._apply, [e for e in rest if e.key.kind != c.KIND])
-        self._phase(self._write_status, self._declared(plan))
+        for stage in plan.stages:
+            self._run(self._act, stage)
+        self._run(self._write_status, plan.declared)
         return ApplyReport(tuple(self._outcomes), plan.revision, plan.refusals)
 
-    def _phase(
-        self, act: Callable[[PlanEntry], ObjectOutcome | None], entries: Iterable[PlanEntry]
-    ) -> None:
+    def _run(self, act: Callable[[Item], ObjectOutcome | None], items: Iterable[Item]) -> None:
         with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
-            for outcome in pool.map(self._guarded(act), entries):
+            for outcome in pool.map(act, items):
                 if outcome is not None:
                     self._outcomes.append(outcome)
                     if outcome.outcome is Outcome.FAILED:
                         self._failed.add(outcome.key)
                     self.progress.outcome(outcome)
 
-    def _guarded(
-        self, act: Callable[[PlanEntry], ObjectOutcome | None]
-    ) -> Callable[[PlanEntry], ObjectOutcome | None]:
-        def run(entry: PlanEntry) -> ObjectOutcome | None:
-            stop = self.stop_requested()
-            if stop is not None and entry.changing:
-                return ObjectOutcome(entry.key, Outcome.FAILED, stop)
-            try:
-                return act(entry)
-            except ApiError as failed:
-                self._warn(entry.key, "ApplyFailed", failed.short)
-                return ObjectOutcome(entry.key, Outcome.FAILED, failed.short)
-            except CleanupFailed as failed:
-                self._warn(entry.key, "CleanupFailed", str(failed))
-                return ObjectOutcome(
-                    entry.key, Outcome.FAILED, f"cleanup: {failed}; the finalizer stays"
-                )
+    def _act(self, action: Action) -> ObjectOutcome:
+        """One action, with its failure turned into the object's outcome."""
+        stop = self.stop_requested()
+        if stop is not None and is_changing(action):
+            return ObjectOutcome(action.key, Outcome.FAILED, stop)
+        try:
+            return self._carry_out(action)
+        except ApiError as failed:
+            self._warn(action.key, "ApplyFailed", failed.short)
+            return ObjectOutcome(action.key, Outcome.FAILED, failed.short)
+        except CleanupFailed as failed:
+            self._warn(action.key, "CleanupFailed", str(failed))
+            return ObjectOutcome(
+                action.key, Outcome.FAILED, f"cleanup: {failed}; the finalizer stays"
+            )
 
-        return run
+    def _carry_out(self, action: Action) -> ObjectOutcome:
+        match action:
+            case Prune() | Cleanup():
+                return self._remove(action)
+            case Create() | Update():
+                return self._server_side_apply(action, action.manifest)
+            case Replace():
+                return self._replace(action)
+            case Refused():  # the server refused its dry-run: Git is not applied
+                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)
+            case Skip():
+                return ObjectOutcome(action.key, Outcome.SKIPPED, action.reason)
+            case Unchanged():
+                return ObjectOutcome(action.key, Outcome.UNCHANGED)
 
-    def _remove(self, entry: PlanEntry) -> ObjectOutcome:
-        owner = self._objects.get(entry.key, {})
-        if entry.delete is not None:
-            self.deleter.delete(entry.key, entry.delete)
-            self._note(owner, "Pruned", f"{entry.key.display} is no longer declared in Git")
-        if entry.key.kind == c.KIND:
-            self.deleter.cleanup(entry)
+    def _remove(self, action: Prune | Cleanup) -> ObjectOutcome:
+        owner = self._objects.get(action.key, {})
+        if isinstance(action, Prune):
+            self.deleter.delete(action.key, action.delete)
+            self._note(owner, "Pruned", f"{action.key.display} is no longer declared in Git")
+        if action.key.kind == c.KIND:
+            self.deleter.cleanup(action.owned, action.key, action.finalizer_patch)
             self._note(owner, "CleanedUp", "owned Deployment deleted; finalizer removed")
-        self._objects.pop(entry.key, None)
-        return ObjectOutcome(entry.key, Outcome.DELETED, entry.reason)
+        self._objects.pop(action.key, None)
+        return ObjectOutcome(action.key, Outcome.DELETED, action.reason)
 
-    def _apply(self, entry: PlanEntry) -> ObjectOutcome:
-        if entry.action is Action.UNCHANGED:
-            return ObjectOutcome(entry.key, Outcome.UNCHANGED)
-        if entry.error is not None:  # the server refused its dry-run: Git is not applied
-            return ObjectOutcome(entry.key, Outcome.FAILED, entry.reason)
-        if entry.action is Action.SKIP or entry.manifest is None:
-            return ObjectOutcome(entry.key, Outcome.SKIPPED, entry.reason)
-        if entry.action is Action.REPLACE:
-            return self._replace(entry)
-        return self._server_side_apply(entry, entry.manifest)
-
-    def _server_side_apply(self, entry: PlanEntry, manifest: Obj) -> ObjectOutcome:
-        if entry.owner is not None:
-            owner = self._objects.get(entry.owner)
+    def _server_side_apply(self, action: Create | Update | Replace, manifest: Obj) -> ObjectOutcome:
+        owner_key = action.owner if isinstance(action, Create | Update) else None
+        if owner_key is not None:
+            owner = self._objects.get(owner_key)
             if owner is None or is_terminating(owner):
                 return ObjectOutcome(
-                    entry.key, Outcome.FAILED, f"its owner {entry.owner.display} was not applied"
+                    action.key, Outcome.FAILED, f"its owner {owner_key.display} was not applied"
                 )
             manifest = bind_owner(manifest, uid(owner))
-        self._objects[entry.key] = self.kube.send(r.apply(manifest, self.manager))
-        verb = "Created" if entry.action is Action.CREATE else "Updated"
-        self._note(self._webapp_of(entry.key), verb, _describe(entry))
-        return ObjectOutcome(entry.key, SUCCESS[entry.action])
+        self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
+        verb = "Created" if isinstance(action, Create) else "Updated"
+        self._note(self._webapp_of(action.key), verb, _describe(action))
+        return ObjectOutcome(action.key, SUCCESS[action.verb])
 
-    def _replace(self, entry: PlanEntry) -> ObjectOutcome:
-        if not self.recreate:
+    def _replace(self, action: Replace) -> ObjectOutcome:
+        live = self._objects[action.key]
+        self.deleter.delete(action.key, action.delete)
+        if not self.deleter.wait_gone(action.key, uid(live)):
             return ObjectOutcome(
-                entry.key, Outcome.SKIPPED, f"{entry.reason} (run with --recreate to do it)"
+                action.key,
+                Outcome.FAILED,
+                "the old object was not gone in time to create it again",
             )
-        live, manifest = self._objects[entry.key], entry.manifest
-        if entry.delete is None or manifest is None:  # the plan always sets both for REPLACE
-            return ObjectOutcome(entry.key, Outcome.FAILED, "nothing to replace it with")
-        self.deleter.delete(entry.key, entry.delete)
-        if not self.deleter.wait_gone(entry.key, uid(live)):
-            return ObjectOutcome(
-                entry.key, Outcome.FAILED, "the old object was not gone in time to create it again"
-            )
-        return self._server_side_apply(entry, manifest)
+        return self._server_side_apply(action, action.manifest)
 
-    def _declared(self, plan: Plan) -> list[PlanEntry]:
-        return [e for e in plan.entries if e.key.kind == c.KIND and e.manifest is not None]
-
-    def _write_status(self, entry: PlanEntry) -> ObjectOutcome | None:
-        webapp = self._objects.get(entry.key)
-        if webapp is None or is_terminating(webapp) or entry.key in self._failed:
+    def _write_status(self, key: ObjectKey) -> ObjectOutcome | None:
+        webapp = self._objects.get(key)
+        if webapp is None or is_terminating(webapp) or key in self._failed:
             return None
-        deployment = self._objects.get(
-            ObjectKey(c.DEPLOYMENT_KIND, entry.key.namespace, entry.key.name)
-        )
+        deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
         update = status_update(webapp, deployment, self.now)
         if not update.changed:
             return None
         try:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
         except ApiError as failed:
-            return ObjectOutcome(entry.key, Outcome.FAILED, f"writing its status: {failed.short}")
-        self.progress.status(entry.key, update.status)
+            return ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")
+        self.progress.status(key, update.status)
         return None
 
     def _webapp_of(self, key: ObjectKey) -> Obj:
@@ -208,7 +204,7 @@ class Applier:
             self.events.record(webapp, reason, f"{key.display}: {message}", warning=True)
 
 
-def _describe(entry: PlanEntry) -> str:
-    changes = ", ".join(f"{change.path}" for change in entry.changes[:5])
+def _describe(action: Create | Update | Replace) -> str:
+    changes = ", ".join(f"{change.path}" for change in changes_of(action)[:5])
     what = f" ({changes})" if changes else ""
-    return f"{entry.key.display} {entry.action.value}d by driftctl{what}"
+    return f"{action.key.display} {action.verb.value}d by driftctl{what}"

@@ -1,22 +1,23 @@
 """The only module that deletes objects or removes driftctl's finalizer.
 
 Cleanup of a WebApp (pruned, or deleted by a person) runs in this order: delete each
-Deployment it owns (uid precondition), wait until it is gone (bounded), record an Event,
-then remove the finalizer with a JSON Patch whose `test` op checks the index still holds
-it. NotFound counts as done at every step, so cleanup is idempotent and tolerates an
-apply that never ran. If a step fails, the finalizer stays and the next run retries.
+Deployment it owns (uid precondition), wait until it is gone (bounded), then remove the
+finalizer with a JSON Patch whose `test` op checks the index still holds it. NotFound
+counts as done at every step (Kube.send_unless_missing), so cleanup is idempotent and
+tolerates an apply that never ran. If a step fails, the finalizer stays and the next run
+retries.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core import requests as r
-from driftctl.core.entries import OwnedDelete, PlanEntry
-from driftctl.core.objects import Obj, ObjectKey
+from driftctl.core.cluster import requests as r
+from driftctl.core.planning.actions import OwnedDelete, Patch
+from driftctl.core.planning.objects import Obj, ObjectKey, uid
 from driftctl.shell.kube import ApiError, Kube
 
 WAIT_SECONDS = 60.0
@@ -38,33 +39,26 @@ class Deleter:
 
     def delete(self, key: ObjectKey, options: Obj) -> None:
         """Delete one object; already gone is fine, a failed precondition is not."""
-        try:
-            self.kube.send(r.delete(r.KINDS[key.kind], key.namespace, key.name, options))
-        except ApiError as failed:
-            if failed.status != 404:
-                raise
+        self.kube.send_unless_missing(r.delete(r.KINDS[key.kind], key.namespace, key.name, options))
 
-    def wait_gone(self, key: ObjectKey, uid: str) -> bool:
-        """Whether the object with `uid` disappeared within the bound."""
+    def wait_gone(self, key: ObjectKey, gone_uid: str) -> bool:
+        """Whether the object with `gone_uid` disappeared within the bound."""
         deadline = time.monotonic() + self.wait_seconds
         while True:
-            try:
-                current = self.kube.send(r.get(r.KINDS[key.kind], key.namespace, key.name))
-            except ApiError as failed:
-                if failed.status == 404:
-                    return True
-                raise
-            if current.get("metadata", {}).get("uid") != uid:
-                return True  # gone, and something new took the name
+            current = self.kube.send_unless_missing(
+                r.get(r.KINDS[key.kind], key.namespace, key.name)
+            )
+            if current is None or uid(current) != gone_uid:
+                return True  # gone (and maybe something new took the name)
             if time.monotonic() >= deadline:
                 return False
             self.sleep(POLL_SECONDS)
 
-    def cleanup(self, entry: PlanEntry) -> None:
+    def cleanup(self, owned: Sequence[OwnedDelete], webapp: ObjectKey, finalizer: Patch) -> None:
         """Delete what the WebApp owns, wait for it, then remove the finalizer."""
-        for owned in entry.owned:
-            self._delete_owned(owned)
-        self.remove_finalizer(entry)
+        for each in owned:
+            self._delete_owned(each)
+        self.remove_finalizer(webapp, finalizer)
 
     def _delete_owned(self, owned: OwnedDelete) -> None:
         try:
@@ -75,15 +69,12 @@ class Deleter:
         if not gone:
             raise CleanupFailed(f"{owned.key.display} still exists after {self.wait_seconds:.0f}s")
 
-    def remove_finalizer(self, entry: PlanEntry) -> None:
-        if not entry.finalizer_patch:
+    def remove_finalizer(self, webapp: ObjectKey, patch: Patch) -> None:
+        """Send the guarded finalizer removal (nothing when the plan found no finalizer)."""
+        if not patch:
             return
-        request = r.json_patch(
-            r.WEBAPP, entry.key.namespace, entry.key.name, entry.finalizer_patch, self.manager
-        )
+        request = r.json_patch(r.WEBAPP, webapp.namespace, webapp.name, patch, self.manager)
         try:
-            self.kube.send(request)
+            self.kube.send_unless_missing(request)
         except ApiError as failed:
-            if failed.status == 404:
-                return
             raise CleanupFailed(f"removing the finalizer failed: {failed.short}") from None

@@ -7,39 +7,10 @@ refused Event never fails a run: it is a report, not part of the desired state.
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
-from driftctl import conventions as c
-from driftctl.core import requests as r
-from driftctl.core.objects import Obj, metadata
+from driftctl.core.cluster import requests as r
+from driftctl.core.planning.objects import Obj
 from driftctl.shell.kube import ApiError, Kube
-
-
-def event_body(
-    webapp: Obj, reason: str, message: str, warning: bool, now: datetime.datetime
-) -> dict[str, Any]:
-    meta = metadata(webapp)
-    stamp = now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
-        "involvedObject": {
-            "apiVersion": c.API_VERSION,
-            "kind": c.KIND,
-            "namespace": meta["namespace"],
-            "name": meta["name"],
-            "uid": meta.get("uid", ""),
-        },
-        "reason": reason,
-        "message": message[:1024],
-        "type": "Warning" if warning else "Normal",
-        "source": {"component": c.FIELD_MANAGER},
-        "reportingComponent": c.FIELD_MANAGER,
-        "firstTimestamp": stamp,
-        "lastTimestamp": stamp,
-        "count": 1,
-    }
 
 
 class Recorder:
@@ -50,8 +21,7 @@ class Recorder:
         self.refused = 0
 
     def record(self, webapp: Obj, reason: str, message: str, *, warning: bool = False) -> None:
-        body = event_body(webapp, reason, message, warning, self._now)
         try:
-            self._kube.send(r.create(r.EVENT, body["metadata"]["namespace"], body, c.FIELD_MANAGER))
+            self._kube.send(r.event(webapp, reason, message, warning=warning, now=self._now))
         except ApiError:
             self.refused += 1

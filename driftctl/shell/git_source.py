@@ -1,6 +1,6 @@
 """The only module that runs git: reads one folder of a repository at one commit.
 
-Three ways in, one value out (a core.tree.Snapshot):
+Three ways in, one value out (a core.source.tree.Snapshot):
 - a local path without --ref: the working tree, as a person editing files sees it, with
   HEAD's SHA and whether the folder differs from it;
 - a local path with --ref: the Git objects of that commit (`ls-tree` + `cat-file --batch`),
@@ -24,20 +24,20 @@ import re
 import stat
 import subprocess
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from driftctl.core.repo_url import Credentials, RepoUrl, is_url, parse_repo_url, redact_text
-from driftctl.core.tree import (
-    Entry,
-    EntryKind,
+from driftctl.core.source.repo_url import Credentials, RepoUrl, is_url, parse_repo_url, redact_text
+from driftctl.core.source.tree import (
     Snapshot,
+    TreeEntry,
+    TreeEntryKind,
     folder_path,
     is_manifest,
     joined,
     should_read,
 )
 from driftctl.errors import SourceError, UsageError
+from driftctl.settings import Source
 
 TOKEN_ENV = "DRIFTCTL_GIT_TOKEN"
 USERNAME_ENV = "DRIFTCTL_GIT_USERNAME"
@@ -45,21 +45,15 @@ DEFAULT_USERNAME = "x-access-token"  # accepted with a token by the common Git h
 KEPT_GIT_ENV = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")  # the SSH setup git already uses
 FETCH_TIMEOUT_SECONDS = 600
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_MODES = {"100644": EntryKind.FILE, "100755": EntryKind.FILE, "120000": EntryKind.SYMLINK}
+_MODES = {
+    "100644": TreeEntryKind.FILE,
+    "100755": TreeEntryKind.FILE,
+    "120000": TreeEntryKind.SYMLINK,
+}
 
 
-@dataclass(frozen=True)
-class SourceRequest:
-    """What to read: --repo, --ref, --path and where remote repositories are cached."""
-
-    repo: str = "."
-    ref: str | None = None
-    path: str = ""
-    cache_dir: Path | None = None
-
-
-def read_snapshot(request: SourceRequest, environ: Mapping[str, str]) -> Snapshot:
-    """The folder of the desired state, read the way `request` asks."""
+def read_snapshot(request: Source, environ: Mapping[str, str]) -> Snapshot:
+    """The folder of the desired state, read the way the source settings ask."""
     path = folder_path(request.path)
     if request.ref is not None:
         _check_ref(request.ref)
@@ -173,9 +167,7 @@ def _with_credentials(env: dict[str, str], url: RepoUrl, credentials: Credential
     return encoded
 
 
-def _read_remote(
-    url: RepoUrl, request: SourceRequest, path: str, environ: Mapping[str, str]
-) -> Snapshot:
+def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str, str]) -> Snapshot:
     env = git_environment(environ, url)
     secrets: tuple[str, ...] = ()
     credentials = _credentials(url, environ)
@@ -266,7 +258,7 @@ def _locate(git: _Git, repo: Path) -> tuple[Path, str, bool]:
     return Path(top), prefix.strip().rstrip("/"), False
 
 
-def _tree_entries(git: _Git, sha: str, folder: str, where: str) -> Iterator[Entry]:
+def _tree_entries(git: _Git, sha: str, folder: str, where: str) -> Iterator[TreeEntry]:
     """Entries under `folder` in the commit's tree, with the bytes of the files asked for."""
     listing = git.run("ls-tree", "-r", "-z", "-l", "--full-tree", sha, "--", *_spec(folder))
     records = [record for record in listing.split(b"\0") if record]
@@ -277,12 +269,12 @@ def _tree_entries(git: _Git, sha: str, folder: str, where: str) -> Iterator[Entr
         info, _tab, raw_path = record.partition(b"\t")
         mode, _type, object_id, size = info.decode().split()
         entry_path = raw_path.decode("utf-8", "surrogateescape")
-        kind = _MODES.get(mode, EntryKind.SUBMODULE)
+        kind = _MODES.get(mode, TreeEntryKind.SUBMODULE)
         size_bytes = int(size) if size.isdigit() else 0
-        if kind is EntryKind.FILE and should_read(entry_path, size_bytes):
+        if kind is TreeEntryKind.FILE and should_read(entry_path, size_bytes):
             wanted.append((entry_path, size_bytes, object_id))
-        elif kind is not EntryKind.FILE or is_manifest(entry_path):
-            yield Entry(entry_path, kind, size_bytes)  # refused by the core, not read
+        elif kind is not TreeEntryKind.FILE or is_manifest(entry_path):
+            yield TreeEntry(entry_path, kind, size_bytes)  # refused by the core, not read
     yield from _read_blobs(git, wanted)
 
 
@@ -294,7 +286,7 @@ def _exists_in(git: _Git, sha: str, folder: str) -> bool:
     return git.attempt("cat-file", "-e", f"{sha}:{folder}").returncode == 0
 
 
-def _read_blobs(git: _Git, wanted: list[tuple[str, int, str]]) -> Iterator[Entry]:
+def _read_blobs(git: _Git, wanted: list[tuple[str, int, str]]) -> Iterator[TreeEntry]:
     """The bytes of many blobs from one `git cat-file --batch`, in the order asked."""
     if not wanted:
         return
@@ -305,11 +297,11 @@ def _read_blobs(git: _Git, wanted: list[tuple[str, int, str]]) -> Iterator[Entry
         header_end = output.index(b"\n", offset)
         length = int(output[offset:header_end].split()[2])
         start = header_end + 1
-        yield Entry(entry_path, EntryKind.FILE, size, output[start : start + length])
+        yield TreeEntry(entry_path, TreeEntryKind.FILE, size, output[start : start + length])
         offset = start + length + 1  # the blob is followed by a newline
 
 
-def _worktree_entries(git: _Git, top: Path, folder: str) -> Iterator[Entry]:
+def _worktree_entries(git: _Git, top: Path, folder: str) -> Iterator[TreeEntry]:
     """Entries under `folder` in the working tree: tracked and untracked, not ignored."""
     tracked = git.run("ls-files", "-z", "--cached", "--", *_spec(folder))
     untracked = git.run("ls-files", "-z", "--others", "--exclude-standard", "--", *_spec(folder))
@@ -321,24 +313,26 @@ def _worktree_entries(git: _Git, top: Path, folder: str) -> Iterator[Entry]:
             yield entry
 
 
-def _worktree_entry(top: Path, entry_path: str) -> Entry | None:
+def _worktree_entry(top: Path, entry_path: str) -> TreeEntry | None:
     try:
         info = (top / entry_path).lstat()
     except FileNotFoundError:
         return None  # tracked but deleted in the working tree: not desired any more
     if stat.S_ISLNK(info.st_mode):
-        return Entry(entry_path, EntryKind.SYMLINK)
+        return TreeEntry(entry_path, TreeEntryKind.SYMLINK)
     if stat.S_ISDIR(info.st_mode):
-        return Entry(entry_path, EntryKind.SUBMODULE)  # a gitlink, or a nested repository
+        return TreeEntry(entry_path, TreeEntryKind.SUBMODULE)  # a gitlink, or a nested repository
     if not is_manifest(entry_path):
         return None
     if not should_read(entry_path, info.st_size):
-        return Entry(entry_path, EntryKind.FILE, info.st_size)  # refused by the core, not read
+        return TreeEntry(
+            entry_path, TreeEntryKind.FILE, info.st_size
+        )  # refused by the core, not read
     try:
         data = (top / entry_path).read_bytes()
     except OSError as error:
         raise SourceError(f"cannot read {entry_path}: {error.strerror}") from None
-    return Entry(entry_path, EntryKind.FILE, len(data), data)
+    return TreeEntry(entry_path, TreeEntryKind.FILE, len(data), data)
 
 
 def _is_dirty(git: _Git, folder: str) -> bool:

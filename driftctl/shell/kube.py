@@ -1,6 +1,6 @@
 """The only module that imports the Kubernetes client: connects, sends, retries.
 
-Requests arrive as values (core.requests) and leave through `Kube.send`, the single choke
+Requests arrive as values (core.cluster.requests) and leave through `Kube.send`, the single choke
 point: transient failures (connection errors, 429, 500/502/503/504) are retried here and
 nowhere else, with exponential backoff and jitter, within the run's deadline. urllib3's
 own retries are switched off so that no request is sent twice behind this loop's back.
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftctl.core.requests import PAGE_SIZE, Kind, Request, list_page, read_page
-from driftctl.core.retry import (
+from driftctl.core.cluster.requests import PAGE_SIZE, Kind, Request, list_page, read_page
+from driftctl.core.cluster.retry import (
     CONNECTION_FAILED,
     Backoff,
     is_transient,
@@ -31,6 +31,7 @@ from driftctl.core.retry import (
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
+NOT_FOUND = 404
 GONE = 410
 DEFAULT_BACKOFF = Backoff()
 
@@ -159,6 +160,19 @@ class Kube:
             self._notice(f"retrying in {delay:.1f}s: {failure.message}")
             self._sleep(delay)
             attempt += 1
+
+    def send_unless_missing(self, request: Request) -> dict[str, Any] | None:
+        """`send`, where 404 Not Found is an answer (None), not an error.
+
+        For every request whose object may already be gone, where gone means done: a
+        delete, a finalizer removal, reading a Lease no run took yet.
+        """
+        try:
+            return self.send(request)
+        except ApiError as failed:
+            if failed.status == NOT_FOUND:
+                return None
+            raise
 
     def _gave_up(self, status: int, tries: int) -> str | None:
         """Why a transient failure was not tried again: the run's time is spent."""

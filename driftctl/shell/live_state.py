@@ -6,33 +6,23 @@ GET: when nothing drifted, these pages are all a plan costs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from driftctl import conventions as c
-from driftctl.core import requests as r
-from driftctl.core.objects import Obj
+from driftctl.core.cluster import requests as r
+from driftctl.core.planning.live import LiveState
 from driftctl.errors import ClusterError
-from driftctl.shell.kube import ApiError, Kube
+from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
 
 
-@dataclass(frozen=True)
-class Live:
-    """This instance's live objects."""
-
-    webapps: list[Obj]
-    deployments: list[Obj]
-
-
-def read_live(kube: Kube, instance: str, page_size: int = r.PAGE_SIZE) -> Live:
+def read_live(kube: Kube, instance: str, page_size: int = r.PAGE_SIZE) -> LiveState:
     """List this instance's WebApps and Deployments across all namespaces."""
     selector = c.instance_selector(instance)
     try:
         webapps = kube.list_all(r.WEBAPP, selector, page_size)
     except ApiError as failed:
-        if failed.status == 404:
+        if failed.status == NOT_FOUND:
             raise ClusterError(
                 f"the cluster has no WebApp resource ({c.CRD_NAME} is not installed)",
                 hint="install the CRD: driftctl crd | kubectl apply -f -",
             ) from None
         raise
-    return Live(webapps, kube.list_all(r.DEPLOYMENT, selector, page_size))
+    return LiveState.of(webapps, kube.list_all(r.DEPLOYMENT, selector, page_size))

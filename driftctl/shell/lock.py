@@ -1,7 +1,7 @@
 """The run lock: acquires, renews and releases this instance's Lease.
 
-Decisions come from core.lease; this module only reads and writes the Lease. While a run
-holds the lock, a daemon thread renews it every third of its duration; if a renewal is
+Decisions come from core.cluster.lease; this module only reads and writes the Lease. While a
+run holds the lock, a daemon thread renews it every third of its duration; if a renewal is
 refused (someone ran `driftctl unlock`, or the Lease expired and another run took it),
 `lost` turns true and the run stops before its next write.
 """
@@ -17,9 +17,11 @@ from types import TracebackType
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core import lease as decide
-from driftctl.core import requests as r
+from driftctl.core.cluster import lease as decide
+from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.lease import LeaseRef
 from driftctl.errors import LockHeld
+from driftctl.kube_formats import api_micro_time
 from driftctl.shell.kube import ApiError, Kube
 
 POLL_SECONDS = 1.0
@@ -35,15 +37,14 @@ class RunLock:
     def __init__(
         self,
         kube: Kube,
-        namespace: str,
-        instance: str,
+        ref: LeaseRef,
         me: str,
         *,
         duration: int = 30,
         clock: Callable[[], datetime.datetime] = utc_now,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._kube, self._namespace, self._instance, self._me = kube, namespace, instance, me
+        self._kube, self._ref, self._me = kube, ref, me
         self._duration, self._clock, self._sleep = duration, clock, sleep
         self._lease: dict[str, Any] | None = None
         self._stop = threading.Event()
@@ -54,7 +55,7 @@ class RunLock:
         """Take the Lease, waiting up to `timeout` seconds for a live holder; LockHeld after."""
         give_up = time.monotonic() + timeout
         while True:
-            current = self._read()
+            current = read_lease(self._kube, self._ref)
             step = decide.decide(current, self._me, self._clock())
             if step is not decide.Step.WAIT and self._write(current):
                 return
@@ -64,35 +65,21 @@ class RunLock:
 
     def _refusal(self, current: dict[str, Any] | None) -> LockHeld:
         who = decide.holder(current or {})
-        until = f" until {decide.format_time(who.expires)}" if who and who.expires else ""
-        name = f"Lease {self._namespace}/{c.lease_name(self._instance)}"
+        until = f" until {api_micro_time(who.expires)}" if who and who.expires else ""
         return LockHeld(
-            f"another run holds the lock: {name} is held by {who.identity if who else '?'}{until}",
+            f"another run holds the lock: {self._ref.display} is held by "
+            f"{who.identity if who else '?'}{until}",
             hint="wait for it (--lock-timeout SECONDS), "
             "or break a stale lock with `driftctl unlock`",
         )
 
-    def _read(self) -> dict[str, Any] | None:
-        return read_lease(self._kube, self._namespace, self._instance)
-
     def _write(self, current: dict[str, Any] | None) -> bool:
         """Write ourselves in; False when another run won the race (409)."""
         body = decide.held(
-            current,
-            namespace=self._namespace,
-            instance=self._instance,
-            me=self._me,
-            duration=self._duration,
-            now=self._clock(),
-        )
-        name = c.lease_name(self._instance)
-        request = (
-            r.create(r.LEASE, self._namespace, body, c.FIELD_MANAGER)
-            if current is None
-            else r.replace(r.LEASE, self._namespace, name, body, c.FIELD_MANAGER)
+            current, self._ref, me=self._me, duration=self._duration, now=self._clock()
         )
         try:
-            self._lease = self._kube.send(request)
+            self._lease = self._kube.send(_write_request(self._ref, body, create=current is None))
         except ApiError as failed:
             if failed.status == 409:
                 return False
@@ -115,13 +102,8 @@ class RunLock:
             self._renewer.join()
         if self._lease is None or self.lost:
             return
-        name = c.lease_name(self._instance)
         with contextlib.suppress(ApiError):  # it expires by itself after leaseDurationSeconds
-            self._kube.send(
-                r.replace(
-                    r.LEASE, self._namespace, name, decide.released(self._lease), c.FIELD_MANAGER
-                )
-            )
+            self._kube.send(_write_request(self._ref, decide.released(self._lease, self._ref)))
 
     def __enter__(self) -> RunLock:
         self._renewer = threading.Thread(
@@ -139,22 +121,22 @@ class RunLock:
         self.release()
 
 
-def read_lease(kube: Kube, namespace: str, instance: str) -> dict[str, Any] | None:
+def _write_request(ref: LeaseRef, body: dict[str, Any], *, create: bool = False) -> r.Request:
+    if create:
+        return r.create(r.LEASE, ref.namespace, body, c.FIELD_MANAGER)
+    return r.replace(r.LEASE, ref.namespace, ref.name, body, c.FIELD_MANAGER)
+
+
+def read_lease(kube: Kube, ref: LeaseRef) -> dict[str, Any] | None:
     """This instance's Lease, or None when no run ever took it."""
-    try:
-        return kube.send(r.get(r.LEASE, namespace, c.lease_name(instance)))
-    except ApiError as failed:
-        if failed.status == 404:
-            return None
-        raise
+    return kube.send_unless_missing(r.get(r.LEASE, ref.namespace, ref.name))
 
 
-def break_lock(kube: Kube, namespace: str, instance: str) -> str | None:
+def break_lock(kube: Kube, ref: LeaseRef) -> str | None:
     """Free the Lease whoever holds it; return the holder it had (None: it was free)."""
-    current = read_lease(kube, namespace, instance)
+    current = read_lease(kube, ref)
     if current is None:
         return None
     who = decide.holder(current)
-    name = c.lease_name(instance)
-    kube.send(r.replace(r.LEASE, namespace, name, decide.released(current), c.FIELD_MANAGER))
+    kube.send(_write_request(ref, decide.released(current, ref)))
     return who.identity if who else None

@@ -11,10 +11,11 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from driftctl import conventions as c
-from driftctl.core.crd import webapp_crd
-from driftctl.core.documents import load_file
-from driftctl.core.validate import Options, validate
+from driftctl.core.source.crd import webapp_crd
+from driftctl.core.source.documents import load_file
+from driftctl.core.source.validate import validate
 from driftctl.errors import InvalidDesiredState
+from driftctl.settings import Source
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +44,7 @@ CASES = [
 
 def offline_accepts(text: str, namespace: str) -> bool:
     try:
-        validate(load_file("case.yaml", text.encode()), Options(default_namespace=namespace))
+        validate(load_file("case.yaml", text.encode()), Source(namespace=namespace))
     except InvalidDesiredState:
         return False
     return True

@@ -1,7 +1,7 @@
-"""A changed immutable field (the Deployment selector) is planned as a replacement.
+"""A changed immutable field (the Deployment selector) needs a replacement.
 
-apply skips it with the reason unless --recreate is given; then the Deployment is deleted
-and created again with the selector driftctl builds.
+plan and apply skip it with the reason unless --recreate is given; then both replace it: the
+Deployment is deleted and created again with the selector driftctl builds.
 """
 
 from __future__ import annotations
@@ -54,18 +54,25 @@ def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(
     assert old is not None
 
     planned = harness.driftctl("plan")
+    planned_recreate = harness.driftctl("plan", "--recreate")
     skipped = harness.driftctl("apply")
     recreated = harness.driftctl("apply", "--recreate")
 
+    # Without --recreate, plan says what apply then does: skip, and why; the drift stays
+    # visible (exit 1). With it, both replace.
     assert planned.code == 1
+    assert f"! Deployment/{harness.namespace}/shop: skip (spec.selector is immutable" in planned.out
+    assert "(run with --recreate to do it)" in planned.out
+    assert planned_recreate.code == 1
     assert (
         f"-/+ Deployment/{harness.namespace}/shop: replace (spec.selector is immutable"
-        in planned.out
+        in planned_recreate.out
     )
     assert skipped.code == 0, skipped.err
     assert "skipped Deployment" in skipped.out
     assert "(run with --recreate to do it)" in skipped.out
     assert recreated.code == 0, recreated.err
+    assert f"configured Deployment/{harness.namespace}/shop" in recreated.out
     new = harness.get("deployment", "shop")
     assert new is not None
     assert new["metadata"]["uid"] != old["metadata"]["uid"]

@@ -15,10 +15,10 @@ def test_small_pages_still_give_every_object_once(harness: Harness) -> None:
 
     live = read_live(kube, harness.instance, page_size=2)
 
-    names = sorted(o["metadata"]["name"] for o in live.webapps)
+    names = sorted(o["metadata"]["name"] for o in live.webapps.values())
     assert names == [f"app-{i}" for i in range(5)]
-    assert sorted(o["metadata"]["name"] for o in live.deployments) == names
-    assert {o["kind"] for o in live.webapps} == {c.KIND}
+    assert sorted(o["metadata"]["name"] for o in live.deployments.values()) == names
+    assert {o["kind"] for o in live.webapps.values()} == {c.KIND}
     assert kube.sent["GET"] == 6  # three pages of WebApps, three of Deployments
 
 
@@ -29,4 +29,4 @@ def test_another_instance_sees_none_of_them(harness: Harness) -> None:
 
     live = read_live(kube, f"{harness.instance}-other")
 
-    assert (live.webapps, live.deployments) == ([], [])
+    assert (live.webapps, live.deployments) == ({}, {})

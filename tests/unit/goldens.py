@@ -14,8 +14,8 @@ from typing import Any
 
 import jsonpatch
 
-from driftctl.core.desired import Stamp
-from driftctl.core.model import WebApp, WebAppSpec
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.source.model import WebApp, WebAppSpec
 
 GOLDEN = Path(__file__).parent / "golden"
 Obj = dict[str, Any]

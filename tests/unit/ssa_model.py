@@ -1,10 +1,10 @@
 """A small model of the API server's server-side apply, for the property test of the pure core.
 
 It is a model, not a stand-in: integration tests run the real control plane. It records
-ownership with the core's own field-set spelling (core.fieldset), so it can show that
+ownership with the core's own field-set spelling (core.planning.fieldset), so it can show that
 the planner converges under SSA's rules (apply merges, force takes fields from other
 managers, fields only the applier owned and no longer sends are removed, defaults are
-added, finalizers hold deletion), not that core.fieldset spells fields as the server does.
+added, finalizers hold deletion), not that core.planning.fieldset spells fields as the server does.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 import jsonpatch
 
 from driftctl import conventions as c
-from driftctl.core import fieldset as fs
-from driftctl.core.objects import ObjectKey, key_of
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.objects import ObjectKey, key_of
 
 Obj = dict[str, Any]
 

@@ -12,18 +12,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core import fieldset as fs
-from driftctl.core.desired import Stamp, build_deployment, webapp_manifest
-from driftctl.core.entries import Action, Plan, PlanEntry, PlanOptions, bind_owner
-from driftctl.core.guards import MaxPrune, PruneOptions
-from driftctl.core.model import WebApp, WebAppSpec
-from driftctl.core.objects import ObjectKey
-from driftctl.core.plan import finish, prepare
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.actions import (
+    Action,
+    Cleanup,
+    Create,
+    Plan,
+    Prune,
+    Replace,
+    Update,
+    bind_owner,
+    is_changing,
+)
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.settings import MaxPrune, Policy
 from tests.unit.ssa_model import Cluster
 
 NAMES = ("shop", "blog", "wiki", "cart")
 SOURCE = "https://git.example.org/team/apps.git#apps"
-OPTIONS = PlanOptions(prune=PruneOptions(allow_empty=True, max_prune=MaxPrune(100, percent=True)))
+POLICY = Policy(allow_empty=True, max_prune=MaxPrune(100, percent=True), recreate=True)
 
 apps = st.builds(
     lambda name, image, replicas, team: WebApp(
@@ -80,9 +91,8 @@ def drift(cluster: Cluster, what: str, name: str, number: int, stamp: Stamp) -> 
 
 def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, int]:
     """Plan against the cluster, dry-running every candidate there; also count the dry-runs."""
-    prep = prepare(
-        desired, cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND), stamp, OPTIONS
-    )
+    live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
+    prep = prepare(desired, live, stamp, POLICY)
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
         for candidate in prep.candidates
@@ -90,20 +100,20 @@ def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, i
     return finish(prep, results), len(prep.candidates)
 
 
-def carry_out(cluster: Cluster, entry: PlanEntry) -> None:
-    """What the shell does for one entry."""
-    if entry.action in (Action.PRUNE, Action.CLEANUP, Action.REPLACE):
-        if entry.action is not Action.CLEANUP:
-            cluster.delete(entry.key)
-        for owned in entry.owned:
+def carry_out(cluster: Cluster, action: Action) -> None:
+    """What the shell does for one action."""
+    if isinstance(action, Prune | Replace):
+        cluster.delete(action.key)
+    if isinstance(action, Prune | Cleanup):
+        for owned in action.owned:
             cluster.delete(owned.key)
-        if entry.finalizer_patch and entry.key in cluster.objects:
-            cluster.patch(entry.key, list(entry.finalizer_patch))
-    if entry.action in (Action.CREATE, Action.UPDATE, Action.REPLACE):
-        assert entry.manifest is not None
-        manifest = entry.manifest
-        if entry.owner is not None:
-            manifest = bind_owner(manifest, cluster.objects[entry.owner]["metadata"]["uid"])
+        if action.finalizer_patch and action.key in cluster.objects:
+            cluster.patch(action.key, list(action.finalizer_patch))
+    if isinstance(action, Create | Update | Replace):
+        manifest = action.manifest
+        owner = action.owner if isinstance(action, Create | Update) else None
+        if owner is not None:
+            manifest = bind_owner(manifest, cluster.objects[owner]["metadata"]["uid"])
         cluster.apply(manifest, c.FIELD_MANAGER)
 
 
@@ -122,13 +132,14 @@ def test_planning_after_applying_a_plan_finds_nothing_to_do(
         drift(cluster, what, name, number, before)
 
     first, _ = plan(cluster, desired, now)
-    for entry in first.entries:
-        carry_out(cluster, entry)
+    for stage in first.stages:
+        for action in stage:
+            carry_out(cluster, action)
     second, dry_runs = plan(
         cluster, desired, Stamp("default", "3" * 40, SOURCE) if next_commit else now
     )
 
-    assert [(e.key.display, e.action) for e in second.entries if e.changing] == []
+    assert [(a.key.display, a.verb) for a in second.actions if is_changing(a)] == []
     assert dry_runs == 0, "the prefilter should clear every object of a converged cluster"
     assert {key.name for key in cluster.objects} == {app.name for app in desired}
 

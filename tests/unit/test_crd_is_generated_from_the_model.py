@@ -11,9 +11,9 @@ import yaml
 from click.testing import CliRunner
 
 from driftctl.cli import cli
-from driftctl.core.crd import webapp_crd
-from driftctl.core.model import INT32_MAX, WebAppSpec, WebAppStatus
-from driftctl.core.schema import json_name
+from driftctl.core.source.crd import webapp_crd
+from driftctl.core.source.model import INT32_MAX, WebAppSpec, WebAppStatus
+from driftctl.core.source.schema import json_name
 
 ROOT = Path(__file__).resolve().parents[2]
 

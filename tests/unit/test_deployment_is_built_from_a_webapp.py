@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from driftctl.core.desired import build_deployment
-from driftctl.core.model import WebApp, WebAppSpec
+from driftctl.core.planning.manifests import build_deployment
+from driftctl.core.source.model import WebApp, WebAppSpec
 
 UID = "0b7e4b1e-1111-4c7a-9f00-5e2a3c4d5e6f"
 

@@ -8,7 +8,7 @@ import jsonpatch
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.finalizers import FinalizerStep, finalizer_step, remove_patch
+from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step, remove_patch
 
 OTHER = "example.org/other"
 

@@ -8,19 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.core.documents import load_entries
-from driftctl.core.tree import EntryKind, Snapshot
+from driftctl.core.source.documents import load_documents
+from driftctl.core.source.tree import Snapshot, TreeEntryKind
 from driftctl.errors import SourceError, UsageError
-from driftctl.shell.git_source import SourceRequest, read_snapshot
+from driftctl.settings import Source
+from driftctl.shell.git_source import read_snapshot
 from tests.gitrepos import Repo, git_env, webapp
 
 
 def read(repo: Path | str, ref: str | None = None, path: str = "") -> Snapshot:
-    return read_snapshot(SourceRequest(str(repo), ref=ref, path=path), os.environ)
+    return read_snapshot(Source(str(repo), ref=ref, path=path), os.environ)
 
 
 def files(snapshot: Snapshot) -> dict[str, bytes | None]:
-    return {entry.path: entry.data for entry in snapshot.entries if entry.kind is EntryKind.FILE}
+    return {
+        entry.path: entry.data for entry in snapshot.entries if entry.kind is TreeEntryKind.FILE
+    }
 
 
 @pytest.fixture
@@ -93,7 +96,7 @@ def test_a_repository_without_commits_reads_as_uncommitted(tmp_path: Path) -> No
 def test_symlinks_are_refused_with_the_path_named(repo: Repo, ref: str | None) -> None:
     repo.symlink("deploy/secret.yaml", "/etc/passwd").symlink("deploy/more", "../elsewhere")
     repo.commit()
-    problems = [str(p) for p in load_entries(read(repo.path, ref=ref).entries).problems]
+    problems = [str(p) for p in load_documents(read(repo.path, ref=ref).entries).problems]
     reason = "symlinks are refused: they can point outside the folder; commit the file itself"
     assert problems == [f"deploy/more:1:1: {reason}", f"deploy/secret.yaml:1:1: {reason}"]
 
@@ -114,7 +117,7 @@ def test_submodules_are_refused_with_the_path_named(
         "deploy/sub",
     )
     repo.commit("submodule")
-    problems = [str(p) for p in load_entries(read(repo.path, ref=ref).entries).problems]
+    problems = [str(p) for p in load_documents(read(repo.path, ref=ref).entries).problems]
     assert problems == [
         "deploy/sub:1:1: submodules are refused: their content is another repository's;"
         " use --path or --repo"

@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.core.documents import load_entries, load_file
-from driftctl.core.tree import MAX_FILE_BYTES
+from driftctl.core.source.documents import load_documents, load_file
+from driftctl.core.source.tree import MAX_FILE_BYTES
 from driftctl.errors import Problem
-from driftctl.shell.git_source import SourceRequest, read_snapshot
+from driftctl.settings import Source
+from driftctl.shell.git_source import read_snapshot
 from tests.gitrepos import Repo, webapp
 
 
 def problems_at_commit(tmp_path: Path, name: str, content: bytes) -> list[str]:
     repo = Repo(tmp_path / "repo").write({name: content})
     repo.commit()
-    snapshot = read_snapshot(SourceRequest(str(repo.path), ref="main"), os.environ)
-    return [str(problem) for problem in load_entries(snapshot.entries).problems]
+    snapshot = read_snapshot(Source(str(repo.path), ref="main"), os.environ)
+    return [str(problem) for problem in load_documents(snapshot.entries).problems]
 
 
 @pytest.mark.parametrize(

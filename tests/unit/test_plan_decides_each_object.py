@@ -6,19 +6,25 @@ import copy
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.desired import Stamp, webapp_manifest
-from driftctl.core.entries import (
-    Action,
+from driftctl.core.planning.actions import (
     Candidate,
+    Create,
     DryRunError,
-    PlanOptions,
     Preparation,
+    Prune,
+    Refused,
+    Replace,
+    Skip,
+    Update,
+    Verb,
     bind_owner,
 )
-from driftctl.core.guards import MaxPrune, PruneOptions
-from driftctl.core.model import WebApp, WebAppSpec
-from driftctl.core.objects import ObjectKey
-from driftctl.core.plan import finish, prepare
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp, webapp_manifest
+from driftctl.core.planning.objects import Obj, ObjectKey
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.settings import MaxPrune, Policy
 from tests.unit.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
@@ -43,26 +49,30 @@ def live_deployment() -> dict[str, Any]:
     return obj
 
 
-def actions(prep: Preparation) -> list[tuple[str, Action]]:
+def live(webapps: list[Obj], deployments: list[Obj]) -> LiveState:
+    return LiveState.of(webapps, deployments)
+
+
+def verbs(prep: Preparation) -> list[tuple[str, Verb]]:
     plan = finish(prep, {})
-    return [(entry.key.display, entry.action) for entry in plan.entries]
+    return [(action.key.display, action.verb) for action in plan.actions]
 
 
 def test_empty_desired_set_prunes_nothing_and_says_why() -> None:
-    prep = prepare([], [live_webapp()], [live_deployment()], STAMP)
+    prep = prepare([], live([live_webapp()], [live_deployment()]), STAMP)
     plan = finish(prep, {})
 
-    assert [(e.key, e.action) for e in plan.entries] == [(WEBAPP, Action.SKIP)]
+    assert [(a.key, a.verb) for a in plan.actions] == [(WEBAPP, Verb.SKIP)]
     assert "--allow-empty" in plan.refusals[0]
     assert not plan.has_changes
 
 
 def test_too_many_prunes_are_all_refused() -> None:
-    live = [live_webapp(name) for name in ("a", "b", "c")]
+    webapps = [live_webapp(name) for name in ("a", "b", "c")]
 
-    plan = finish(prepare([SHOP], live, [], STAMP), {WEBAPP: None})
+    plan = finish(prepare([SHOP], live(webapps, []), STAMP), {WEBAPP: None})
 
-    skipped = [e for e in plan.entries if e.action is Action.SKIP]
+    skipped = [a for a in plan.actions if a.verb is Verb.SKIP]
     assert len(skipped) == 3
     assert "refusing to prune 3 objects" in plan.refusals[0]
     assert "--max-prune" in plan.refusals[0]
@@ -72,96 +82,110 @@ def test_no_prune_keeps_objects_but_still_finishes_cleanups() -> None:
     gone = live_webapp("old")
     deleted = live_webapp("deleted")
     deleted["metadata"]["deletionTimestamp"] = "2026-11-21T09:00:00Z"
-    options = PlanOptions(prune=PruneOptions(prune=False))
+    got = verbs(prepare([SHOP], live([gone, deleted], []), STAMP, Policy(prune=False)))
 
-    got = actions(prepare([SHOP], [gone, deleted], [], STAMP, options))
-
-    assert ("WebApp/web/deleted", Action.CLEANUP) in got
-    assert ("WebApp/web/old", Action.SKIP) in got
+    assert ("WebApp/web/deleted", Verb.CLEANUP) in got
+    assert ("WebApp/web/old", Verb.SKIP) in got
 
 
 def test_deployment_goes_with_its_pruned_owner_not_on_its_own() -> None:
-    plan = finish(prepare([BLOG], [live_webapp()], [live_deployment()], STAMP), {})
+    plan = finish(prepare([BLOG], live([live_webapp()], [live_deployment()]), STAMP), {})
 
-    [prune] = [e for e in plan.entries if e.action is Action.PRUNE]
+    [prune] = [a for a in plan.actions if isinstance(a, Prune)]
     assert prune.key == WEBAPP
     assert [owned.key for owned in prune.owned] == [DEPLOYMENT]
-    assert prune.delete is not None
     assert prune.delete["preconditions"] == {"uid": "uid-shop", "resourceVersion": "5012"}
     assert prune.finalizer_patch[0]["op"] == "test"
 
 
 def test_orphaned_deployment_is_pruned_on_its_own() -> None:
-    options = PlanOptions(prune=PruneOptions(max_prune=MaxPrune(100, percent=True)))
+    policy = Policy(max_prune=MaxPrune(100, percent=True))
 
-    plan = finish(prepare([BLOG], [], [live_deployment()], STAMP, options), {})
+    plan = finish(prepare([BLOG], live([], [live_deployment()]), STAMP, policy), {})
 
-    [prune] = [e for e in plan.entries if e.action is Action.PRUNE]
+    [prune] = [a for a in plan.actions if isinstance(a, Prune)]
     assert prune.key == DEPLOYMENT
     assert prune.reason == "its WebApp is gone (orphaned)"
 
 
 def test_webapp_deleted_without_our_finalizer_is_left_alone() -> None:
-    live = live_webapp()
-    live["metadata"]["finalizers"] = ["example.org/other"]
-    live["metadata"]["deletionTimestamp"] = "2026-11-21T09:00:00Z"
+    webapp = live_webapp()
+    webapp["metadata"]["finalizers"] = ["example.org/other"]
+    webapp["metadata"]["deletionTimestamp"] = "2026-11-21T09:00:00Z"
 
-    got = actions(prepare([SHOP], [live], [live_deployment()], STAMP))
+    got = verbs(prepare([SHOP], live([webapp], [live_deployment()]), STAMP))
 
-    assert got == [("WebApp/web/shop", Action.SKIP), ("Deployment/web/shop", Action.SKIP)]
+    assert got == [("WebApp/web/shop", Verb.SKIP), ("Deployment/web/shop", Verb.SKIP)]
 
 
 def test_webapp_without_the_finalizer_gets_it_through_the_apply() -> None:
-    live = live_webapp()
-    del live["metadata"]["finalizers"]
+    webapp = live_webapp()
+    del webapp["metadata"]["finalizers"]
 
-    prep = prepare([SHOP], [live], [live_deployment()], STAMP)
+    prep = prepare([SHOP], live([webapp], [live_deployment()]), STAMP)
 
     assert [candidate.key for candidate in prep.candidates] == [WEBAPP]
     assert prep.candidates[0].manifest["metadata"]["finalizers"] == [c.FINALIZER]
 
 
-def test_changed_selector_is_planned_as_replace() -> None:
-    live = live_deployment()
-    live["spec"]["selector"]["matchLabels"]["tier"] = "web"
+def test_changed_selector_is_planned_as_replace_with_recreate() -> None:
+    deployment = live_deployment()
+    deployment["spec"]["selector"]["matchLabels"]["tier"] = "web"
+    state = live([live_webapp()], [deployment])
 
-    plan = finish(prepare([SHOP], [live_webapp()], [live], STAMP), {})
+    plan = finish(prepare([SHOP], state, STAMP, Policy(recreate=True)), {})
 
-    [replace] = [e for e in plan.entries if e.key == DEPLOYMENT]
-    assert replace.action is Action.REPLACE
+    [replace] = [a for a in plan.actions if a.key == DEPLOYMENT]
+    assert isinstance(replace, Replace)
     assert "immutable" in replace.reason
-    assert replace.delete is not None
+    assert replace.delete["preconditions"]["uid"] == deployment["metadata"]["uid"]
     assert any(change.path == "spec.selector" for change in replace.changes)
 
 
+def test_changed_selector_without_recreate_is_a_skip_that_keeps_the_drift_visible() -> None:
+    deployment = live_deployment()
+    deployment["spec"]["selector"]["matchLabels"]["tier"] = "web"
+
+    plan = finish(prepare([SHOP], live([live_webapp()], [deployment]), STAMP), {})
+
+    [skipped] = [a for a in plan.actions if a.key == DEPLOYMENT]
+    assert isinstance(skipped, Skip)
+    assert "(run with --recreate to do it)" in skipped.reason
+    assert any(change.path == "spec.selector" for change in skipped.changes)
+    assert not plan.has_changes
+    assert plan.differs
+
+
 def test_refused_dry_run_becomes_a_skip_with_the_error() -> None:
-    live = live_webapp()
-    live["spec"]["replicas"] = 5
-    prep = prepare([SHOP], [live], [], STAMP)
+    webapp = live_webapp()
+    webapp["spec"]["replicas"] = 5
+    prep = prepare([SHOP], live([webapp], []), STAMP)
 
     plan = finish(prep, {WEBAPP: DryRunError("spec.replicas: Invalid value")})
 
-    [entry] = [e for e in plan.entries if e.key == WEBAPP]
-    assert entry.action is Action.SKIP
-    assert entry.error == "spec.replicas: Invalid value"
+    [refused] = [a for a in plan.actions if a.key == WEBAPP]
+    assert isinstance(refused, Refused)
+    assert refused.verb is Verb.SKIP
+    assert refused.error == "spec.replicas: Invalid value"
 
 
 def test_dry_run_differing_only_in_the_stamp_is_unchanged() -> None:
-    live = live_webapp()
-    answer = copy.deepcopy(live)
+    webapp = live_webapp()
+    answer = copy.deepcopy(webapp)
     answer["metadata"]["annotations"][c.REVISION_ANNOTATION] = "2" * 40
     manifest = webapp_manifest(SHOP, STAMP)
-    prep = Preparation((Candidate(WEBAPP, manifest, live),), (), STAMP.revision, c.FIELD_MANAGER)
+    candidates = (Candidate(WEBAPP, manifest, webapp),)
+    prep = Preparation(candidates, (WEBAPP,), (), STAMP.revision, c.FIELD_MANAGER)
 
     plan = finish(prep, {WEBAPP: answer})
 
-    assert plan.entries[0].action is Action.UNCHANGED
+    assert plan.actions[0].verb is Verb.UNCHANGED
 
 
 def test_taking_back_ownership_alone_is_an_update_that_says_so() -> None:
-    live = live_webapp()
-    del live["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"]
-    live["metadata"]["managedFields"].append(
+    webapp = live_webapp()
+    del webapp["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"]
+    webapp["metadata"]["managedFields"].append(
         {
             "manager": "kubectl-edit",
             "operation": "Update",
@@ -169,23 +193,45 @@ def test_taking_back_ownership_alone_is_an_update_that_says_so() -> None:
             "fieldsV1": {"f:spec": {"f:replicas": {}}},
         }
     )
-    prep = prepare([SHOP], [live], [live_deployment()], STAMP)
+    prep = prepare([SHOP], live([webapp], [live_deployment()]), STAMP)
 
     plan = finish(prep, {WEBAPP: live_webapp()})
 
-    entry = plan.entries[0]
-    assert entry.action is Action.UPDATE
-    assert entry.patch == ()
-    assert "ownership of spec.replicas" in entry.reason
+    update = plan.actions[0]
+    assert isinstance(update, Update)
+    assert update.patch == ()
+    assert "ownership of spec.replicas" in update.reason
 
 
 def test_bind_owner_fills_in_the_uid_of_a_new_webapp() -> None:
-    prep = prepare([SHOP], [], [], STAMP)
-    [deployment] = [e for e in finish(prep, {WEBAPP: None}).entries if e.key == DEPLOYMENT]
+    prep = prepare([SHOP], live([], []), STAMP)
+    [deployment] = [a for a in finish(prep, {WEBAPP: None}).actions if a.key == DEPLOYMENT]
 
+    assert isinstance(deployment, Create)
     assert deployment.owner == WEBAPP
-    assert deployment.manifest is not None
     bound = bind_owner(deployment.manifest, "uid-new")
 
     assert bound["metadata"]["ownerReferences"][0]["uid"] == "uid-new"
     assert deployment.manifest["metadata"]["ownerReferences"][0]["uid"] == ""
+
+
+def test_deployment_awaiting_its_webapp_names_managers_other_than_the_field_manager() -> None:
+    # A Deployment left behind by a deleted WebApp, its replicas scaled by kubectl; the
+    # WebApp is created again in this run by a driftctl that uses its own field manager.
+    deployment = live_deployment()
+    deployment["spec"]["replicas"] = 9
+    deployment["metadata"]["managedFields"][0]["manager"] = "ops-driftctl"
+    deployment["metadata"]["managedFields"].append(
+        {
+            "manager": "kubectl-scale",
+            "operation": "Update",
+            "apiVersion": "apps/v1",
+            "fieldsV1": {"f:spec": {"f:replicas": {}}},
+        }
+    )
+
+    prep = prepare([SHOP], live([], [deployment]), STAMP, manager="ops-driftctl")
+    [update] = [a for a in finish(prep, {WEBAPP: None}).actions if a.key == DEPLOYMENT]
+
+    assert isinstance(update, Update)
+    assert update.managers == ("kubectl-scale",)

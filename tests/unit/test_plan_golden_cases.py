@@ -6,45 +6,62 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.core.desired import Stamp
-from driftctl.core.entries import Action, DryRunError, DryRunResult, Plan, PlanEntry, PlanOptions
-from driftctl.core.guards import PruneOptions, parse_max_prune
-from driftctl.core.model import WebApp, WebAppSpec
-from driftctl.core.objects import ObjectKey
-from driftctl.core.plan import finish, prepare
+from driftctl.core.planning.actions import (
+    Action,
+    Cleanup,
+    Create,
+    DryRunError,
+    DryRunResult,
+    Plan,
+    Prune,
+    Skip,
+    Update,
+    Verb,
+    changes_of,
+)
+from driftctl.core.planning.changes import managers_of
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.settings import Policy
 from tests.unit.goldens import GoldenCase, case_files, load_case
 
 
-def options_of(case: GoldenCase) -> PlanOptions:
+def policy_of(case: GoldenCase) -> Policy:
     raw = case.options
-    limit = raw.get("max_prune")
-    prune = PruneOptions(
+    return Policy.of(
         prune=raw.get("prune", True),
         allow_empty=raw.get("allow_empty", False),
-        max_prune=None if limit is None else parse_max_prune(limit),
+        max_prune=raw.get("max_prune"),
+        recreate=raw.get("recreate", False),
     )
-    return PlanOptions(prune=prune)
 
 
 def run(case: GoldenCase) -> tuple[list[str], Plan]:
-    prep = prepare(case.desired, case.webapps, case.deployments, case.stamp, options_of(case))
+    live = LiveState.of(case.webapps, case.deployments)
+    prep = prepare(case.desired, live, case.stamp, policy_of(case))
     results: dict[ObjectKey, DryRunResult] = {
         candidate.key: case.dry_run.get(candidate.key.display) for candidate in prep.candidates
     }
     return [candidate.key.display for candidate in prep.candidates], finish(prep, results)
 
 
-def summary(entry: PlanEntry, expected: dict[str, object]) -> dict[str, object]:
-    """The entry's fields that the expectation names."""
-    seen: dict[str, object] = {"object": entry.key.display, "action": str(entry.action)}
+def summary(action: Action, expected: dict[str, object]) -> dict[str, object]:
+    """The action's fields that the expectation names."""
+    seen: dict[str, object] = {"object": action.key.display, "action": str(action.verb)}
+    changes = changes_of(action)
     if "managers" in expected:
-        seen["managers"] = list(entry.managers)
+        seen["managers"] = list(managers_of(changes))
     if "changes" in expected:
-        seen["changes"] = [[ch.path, ch.op, ch.before, ch.after] for ch in entry.changes]
+        seen["changes"] = [[ch.path, ch.op, ch.before, ch.after] for ch in changes]
     if "owner" in expected:
-        seen["owner"] = entry.owner.display if entry.owner else None
+        owner = action.owner if isinstance(action, Create | Update) else None
+        seen["owner"] = owner.display if owner else None
     if "owned" in expected:
-        seen["owned"] = [owned.key.display for owned in entry.owned]
+        owned = action.owned if isinstance(action, Prune | Cleanup) else ()
+        seen["owned"] = [each.key.display for each in owned]
     return seen
 
 
@@ -55,23 +72,24 @@ def test_golden_case_plans_as_expected(path: Path) -> None:
     candidates, plan = run(case)
 
     assert candidates == case.expected["candidates"]
-    expected = case.expected["entries"]
-    assert [summary(e, want) for e, want in zip(plan.entries, expected, strict=False)] == expected
-    assert len(plan.entries) == len(expected)
+    expected = case.expected["actions"]
+    assert [summary(a, want) for a, want in zip(plan.actions, expected, strict=False)] == expected
+    assert len(plan.actions) == len(expected)
 
 
 def test_a_deployment_waiting_for_a_refused_webapp_is_skipped_too() -> None:
     app = WebApp("shop", "web", WebAppSpec("nginx:1.27", 1))
-    preparation = prepare([app], [], [], Stamp("default", "abc", "repo#apps"))
+    preparation = prepare([app], LiveState.of([], []), Stamp("default", "abc", "repo#apps"))
     [candidate] = preparation.candidates
 
     plan = finish(
         preparation, {candidate.key: DryRunError("422 Invalid: spec.image: Invalid value")}
     )
 
-    assert [(e.key.kind, e.action) for e in plan.entries] == [
-        ("WebApp", Action.SKIP),
-        ("Deployment", Action.SKIP),
+    assert [(a.key.kind, a.verb) for a in plan.actions] == [
+        ("WebApp", Verb.SKIP),
+        ("Deployment", Verb.SKIP),
     ]
-    assert plan.entries[1].reason == "its WebApp cannot be applied (WebApp/web/shop was refused)"
+    assert isinstance(plan.actions[1], Skip)
+    assert plan.actions[1].reason == "its WebApp cannot be applied (WebApp/web/shop was refused)"
     assert not plan.has_changes

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core import fieldset as fs
-from driftctl.core.compare import needs_server_check, other_managers
-from driftctl.core.desired import Stamp, webapp_manifest
-from driftctl.core.model import WebApp, WebAppSpec
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.changes import other_managers
+from driftctl.core.planning.manifests import Stamp, webapp_manifest
+from driftctl.core.planning.prefilter import needs_server_check
+from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.unit.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")

@@ -7,15 +7,9 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.guards import (
-    MaxPrune,
-    PruneOptions,
-    check_prunes,
-    delete_body,
-    parse_max_prune,
-    prune_limit,
-)
+from driftctl.core.planning.guards import check_prunes, delete_body, prune_limit
 from driftctl.errors import UsageError
+from driftctl.settings import MaxPrune, Policy
 
 
 def live(name: str, *, instance: str = "default", protected: bool = False) -> dict[str, Any]:
@@ -35,21 +29,21 @@ def live(name: str, *, instance: str = "default", protected: bool = False) -> di
 
 
 def reasons(
-    candidates: list[dict[str, Any]], counts: tuple[int, int], options: PruneOptions
+    candidates: list[dict[str, Any]], counts: tuple[int, int], options: Policy
 ) -> list[str | None]:
     decision = check_prunes(candidates, "default", counts, options)
     return [verdict.reason for verdict in decision.verdicts]
 
 
 def test_object_of_another_instance_is_never_pruned() -> None:
-    [reason] = reasons([live("a", instance="other")], (1, 1), PruneOptions())
+    [reason] = reasons([live("a", instance="other")], (1, 1), Policy())
 
     assert reason is not None
     assert "lacks the label driftctl.example.com/instance=default" in reason
 
 
 def test_prune_disabled_annotation_protects_the_object() -> None:
-    got = reasons([live("a", protected=True), live("b")], (1, 4), PruneOptions())
+    got = reasons([live("a", protected=True), live("b")], (1, 4), Policy())
 
     assert got[0] is not None
     assert "driftctl.example.com/prune: disabled" in got[0]
@@ -57,7 +51,7 @@ def test_prune_disabled_annotation_protects_the_object() -> None:
 
 
 def test_no_prune_keeps_everything_without_a_refusal() -> None:
-    decision = check_prunes([live("a")], "default", (1, 2), PruneOptions(prune=False))
+    decision = check_prunes([live("a")], "default", (1, 2), Policy(prune=False))
 
     assert decision.verdicts[0].reason == "pruning is off (--no-prune)"
     assert decision.refusal is None
@@ -71,7 +65,7 @@ def test_no_prune_keeps_everything_without_a_refusal() -> None:
     ],
 )
 def test_empty_desired_set_prunes_nothing_unless_allowed(allow_empty: bool, pruned: bool) -> None:
-    options = PruneOptions(allow_empty=allow_empty, max_prune=MaxPrune(100, percent=True))
+    options = Policy(allow_empty=allow_empty, max_prune=MaxPrune(100, percent=True))
 
     decision = check_prunes([live("a"), live("b")], "default", (0, 2), options)
 
@@ -85,7 +79,7 @@ def test_empty_desired_set_prunes_nothing_unless_allowed(allow_empty: bool, prun
 def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag() -> None:
     candidates = [live(name) for name in "abcd"]
 
-    decision = check_prunes(candidates, "default", (6, 10), PruneOptions(max_prune=MaxPrune(3)))
+    decision = check_prunes(candidates, "default", (6, 10), Policy(max_prune=MaxPrune(3)))
 
     assert decision.refusal is not None
     assert "4 objects" in decision.refusal
@@ -96,7 +90,7 @@ def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag() -> No
 def test_protected_objects_do_not_count_against_max_prune() -> None:
     candidates = [live("a", protected=True), live("b")]
 
-    decision = check_prunes(candidates, "default", (1, 2), PruneOptions(max_prune=MaxPrune(1)))
+    decision = check_prunes(candidates, "default", (1, 2), Policy(max_prune=MaxPrune(1)))
 
     assert decision.refusal is None
 
@@ -126,7 +120,7 @@ def test_prune_limit(max_prune: MaxPrune | None, managed: int, limit: int) -> No
     ],
 )
 def test_max_prune_parses_counts_and_percentages(text: str, parsed: MaxPrune) -> None:
-    assert parse_max_prune(text) == parsed
+    assert MaxPrune.parse(text) == parsed
 
 
 @pytest.mark.parametrize(
@@ -142,7 +136,7 @@ def test_max_prune_parses_counts_and_percentages(text: str, parsed: MaxPrune) ->
 )
 def test_bad_max_prune_is_a_usage_error(text: str) -> None:
     with pytest.raises(UsageError, match="--max-prune"):
-        parse_max_prune(text)
+        MaxPrune.parse(text)
 
 
 def test_delete_carries_uid_and_resource_version_preconditions() -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.core.tree import EntryKind, Snapshot
+from driftctl.core.source.tree import Snapshot, TreeEntryKind
 from driftctl.errors import SourceError
-from driftctl.shell.git_source import SourceRequest, read_snapshot
+from driftctl.settings import Source
+from driftctl.shell.git_source import read_snapshot
 from tests.clirun import run_driftctl
 from tests.gitrepos import Repo, git_daemon, http_git_server, webapp
 
@@ -34,11 +35,11 @@ def daemon(served: Repo) -> Iterator[str]:
 
 def fetch(url: str, cache: Path, ref: str | None = None, **env: str) -> Snapshot:
     environ = {**os.environ, **env}
-    return read_snapshot(SourceRequest(url, ref=ref, path="deploy", cache_dir=cache), environ)
+    return read_snapshot(Source(url, ref=ref, path="deploy", cache_dir=cache), environ)
 
 
 def image_of(snapshot: Snapshot) -> bytes:
-    (entry,) = [e for e in snapshot.entries if e.kind is EntryKind.FILE]
+    (entry,) = [e for e in snapshot.entries if e.kind is TreeEntryKind.FILE]
     assert entry.data is not None
     return entry.data
 

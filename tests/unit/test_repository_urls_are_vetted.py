@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from driftctl.core.repo_url import is_url, parse_repo_url
+from driftctl.core.source.repo_url import is_url, parse_repo_url
 from driftctl.errors import SourceError
 
 

@@ -15,8 +15,14 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from driftctl.core import requests as r
-from driftctl.core.retry import CONNECTION_FAILED, Backoff, retry_after_seconds, should_retry
+from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.retry import (
+    CONNECTION_FAILED,
+    Backoff,
+    is_object_refusal,
+    retry_after_seconds,
+    should_retry,
+)
 from driftctl.shell.kube import ApiError, Deadline, Kube
 
 RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
@@ -33,6 +39,27 @@ def test_transient_failures_are_retried_while_the_wait_fits_the_deadline(status:
 @pytest.mark.parametrize("status", NOT_RETRIED)
 def test_answers_about_the_request_itself_are_never_retried(status: int) -> None:
     assert not should_retry(status, delay=0.0, remaining=300.0)
+
+
+@pytest.mark.parametrize(
+    ("status", "object_alone"),
+    [
+        pytest.param(400, True, id="bad-request"),
+        pytest.param(404, True, id="namespace-missing"),
+        pytest.param(409, True, id="conflict"),
+        pytest.param(422, True, id="invalid"),
+        pytest.param(429, True, id="throttled-past-the-deadline"),
+        pytest.param(401, False, id="unauthorized"),
+        pytest.param(403, False, id="forbidden"),
+        pytest.param(500, False, id="server-error"),
+        pytest.param(503, False, id="unavailable"),
+        pytest.param(CONNECTION_FAILED, False, id="no-answer"),
+    ],
+)
+def test_a_refused_dry_run_fails_its_object_or_the_whole_run(
+    status: int, object_alone: bool
+) -> None:
+    assert is_object_refusal(status) is object_alone
 
 
 @pytest.mark.parametrize(

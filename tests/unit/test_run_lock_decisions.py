@@ -7,16 +7,18 @@ from typing import Any
 
 import pytest
 
-from driftctl.core import lease
+from driftctl.core.cluster import lease
+from driftctl.kube_formats import api_micro_time
 
 NOW = datetime.datetime(2026, 11, 30, 12, 0, 0, tzinfo=datetime.UTC)
+OPS = lease.LeaseRef("ops", "default")
 
 
 def a_lease(holder: str | None, renewed_seconds_ago: int = 0, duration: int = 30) -> dict[str, Any]:
     spec: dict[str, Any] = {"leaseDurationSeconds": duration, "leaseTransitions": 2}
     if holder is not None:
         spec["holderIdentity"] = holder
-        spec["renewTime"] = lease.format_time(NOW - datetime.timedelta(seconds=renewed_seconds_ago))
+        spec["renewTime"] = api_micro_time(NOW - datetime.timedelta(seconds=renewed_seconds_ago))
     return {
         "metadata": {"name": "driftctl-default", "namespace": "ops", "resourceVersion": "42"},
         "spec": spec,
@@ -41,9 +43,7 @@ def test_decision_over_the_current_lease(current: dict[str, Any] | None, step: l
 
 
 def test_taking_a_lease_from_another_holder_counts_a_transition_and_keeps_the_version() -> None:
-    taken = lease.held(
-        a_lease("other", 60), namespace="ops", instance="default", me="me", duration=30, now=NOW
-    )
+    taken = lease.held(a_lease("other", 60), OPS, me="me", duration=30, now=NOW)
 
     assert taken["metadata"]["resourceVersion"] == "42"
     assert taken["spec"]["holderIdentity"] == "me"
@@ -54,16 +54,15 @@ def test_taking_a_lease_from_another_holder_counts_a_transition_and_keeps_the_ve
 
 
 def test_renewing_our_own_lease_only_moves_the_renew_time() -> None:
-    ours = lease.held(
-        a_lease("me", 10), namespace="ops", instance="default", me="me", duration=30, now=NOW
-    )
+    ours = lease.held(a_lease("me", 10), OPS, me="me", duration=30, now=NOW)
 
     assert ours["spec"]["leaseTransitions"] == 2
     assert "acquireTime" not in ours["spec"]
 
 
 def test_a_new_lease_carries_no_resource_version_and_the_instance_labels() -> None:
-    created = lease.held(None, namespace="ops", instance="shard-1", me="me", duration=30, now=NOW)
+    shard = lease.LeaseRef("ops", "shard-1")
+    created = lease.held(None, shard, me="me", duration=30, now=NOW)
 
     assert "resourceVersion" not in created["metadata"]
     assert created["metadata"]["name"] == "driftctl-shard-1"
@@ -72,7 +71,7 @@ def test_a_new_lease_carries_no_resource_version_and_the_instance_labels() -> No
 
 
 def test_a_released_lease_has_no_holder_and_is_free_at_once() -> None:
-    released = lease.released(a_lease("me"))
+    released = lease.released(a_lease("me"), OPS)
 
     assert "holderIdentity" not in released["spec"]
     assert lease.decide(released, "someone-else", NOW) is lease.Step.TAKE

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.status import status_update, webapp_status
+from driftctl.core.planning.status import status_update, webapp_status
 
 EARLIER = datetime.datetime(2026, 11, 20, 10, 0, 5, tzinfo=datetime.UTC)
 NOW = datetime.datetime(2026, 11, 21, 12, 30, 0, tzinfo=datetime.UTC)

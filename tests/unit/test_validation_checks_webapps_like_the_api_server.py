@@ -5,25 +5,26 @@ from __future__ import annotations
 
 import pytest
 
-from driftctl.core.documents import Document, Loaded, load_file
-from driftctl.core.model import Origin, WebApp, WebAppSpec
-from driftctl.core.validate import Options, Validated, validate
+from driftctl.core.source.documents import Document, Loaded, load_file
+from driftctl.core.source.model import Origin, WebApp, WebAppSpec
+from driftctl.core.source.validate import Validated, validate
 from driftctl.errors import InvalidDesiredState, Problem
+from driftctl.settings import Source
 
 HEAD = "apiVersion: example.com/v1\nkind: WebApp\n"
 
 
-def run(*files: tuple[str, str], options: Options | None = None) -> Validated:
+def run(*files: tuple[str, str], options: Source | None = None) -> Validated:
     documents: list[Document] = []
     problems: list[Problem] = []
     for name, text in files:
         loaded = load_file(name, text.encode())
         documents += loaded.documents
         problems += loaded.problems
-    return validate(Loaded(tuple(documents), tuple(problems)), options or Options())
+    return validate(Loaded(tuple(documents), tuple(problems)), options or Source())
 
 
-def problems(*files: tuple[str, str], options: Options | None = None) -> list[str]:
+def problems(*files: tuple[str, str], options: Source | None = None) -> list[str]:
     with pytest.raises(InvalidDesiredState) as invalid:
         run(*files, options=options)
     return [str(problem) for problem in invalid.value.problems]
@@ -44,7 +45,7 @@ def test_a_valid_webapp_becomes_the_model_with_its_origin() -> None:
 
 def test_a_missing_namespace_takes_the_default_namespace_option() -> None:
     text = HEAD + "metadata: {name: web}\nspec: {image: nginx, replicas: 1}\n"
-    validated = run(("w.yaml", text), options=Options(default_namespace="shop"))
+    validated = run(("w.yaml", text), options=Source(namespace="shop"))
     assert validated.webapps[0].key == ("shop", "web")
 
 
@@ -223,7 +224,7 @@ def test_only_example_com_v1_webapps_are_read(head: str, expected: str) -> None:
 def test_other_kinds_are_skipped_with_a_warning_when_asked() -> None:
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n" + HEAD
     text += "metadata: {name: web}\nspec: {image: a, replicas: 1}\n"
-    validated = run(("w.yaml", text), options=Options(skip_unknown_kinds=True))
+    validated = run(("w.yaml", text), options=Source(skip_unknown_kinds=True))
     assert [app.name for app in validated.webapps] == ["web"]
     assert [str(w) for w in validated.warnings] == [
         "w.yaml:1:1: skipped v1 ConfigMap: not a WebApp"

@@ -2,24 +2,26 @@
 
 1. `prepare` pairs desired and live objects by (kind, namespace, name): a missing live
    side means create, a missing desired side means prune (as gitops-engine's reconcile
-   does). It applies the finalizer table (core.finalizers), the prune guards
-   (core.guards) and the local prefilter (core.compare), and lists the candidates that
-   need a server-side dry-run, each with the manifest to send.
+   does). It applies the finalizer table (core.planning.finalizers), the prune guards
+   (core.planning.guards) and the local prefilter (core.planning.prefilter), and lists
+   the candidates that need a server-side dry-run, each with the manifest to send.
 2. `finish` turns the dry-run answers into exact entries: a candidate whose normalized
    dry-run result equals the normalized live object, with the same fields owned, is
    unchanged.
 
 Nothing here talks to the cluster; the shell sends the dry-runs and carries out the plan.
-Entry order is the order to act in: deletions and pending cleanups first, then each
-WebApp before its Deployment.
+The plan lists deletions and pending cleanups first, then each WebApp before its
+Deployment; `Plan.stages` is the order the shell acts in. Every choice of what apply will
+do is made here, from the flags in `settings.Policy` (`--recreate` included), so `plan`
+and `apply` given the same flags say the same thing.
 
 Deployments and their owner: a Deployment's ownerReference needs its WebApp's uid. When
 the WebApp does not exist yet (or is cleaned up and created again in this run), the
-Deployment is planned as create without a dry-run; the entry's `owner` names the WebApp
+Deployment is planned as create without a dry-run; the action's `owner` names the WebApp
 and the shell fills the uid in with `bind_owner` once the WebApp is applied.
 
 Deployments without a desired WebApp: one owned by a live WebApp goes with its owner's
-prune or cleanup (listed in that entry's `owned`), never separately. One whose owner is
+prune or cleanup (listed in that action's `owned`), never separately. One whose owner is
 not live at all (orphaned, e.g. a finalizer removed by hand while the garbage collector
 was not running) is pruned on its own, under the same guards as WebApps.
 """
@@ -29,49 +31,59 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from driftctl import conventions as c
-from driftctl.core import fieldset as fs
-from driftctl.core.changes import field_changes, managers_of, patch_between
-from driftctl.core.compare import needs_server_check, overlay
-from driftctl.core.desired import Stamp, build_deployment, webapp_manifest
-from driftctl.core.entries import (
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.actions import (
     Action,
     Candidate,
+    Create,
     DryRunError,
     DryRunResult,
     Plan,
-    PlanEntry,
-    PlanOptions,
     Preparation,
+    Refused,
+    Replace,
+    Skip,
+    Unchanged,
+    Update,
 )
-from driftctl.core.finalizers import FinalizerStep, finalizer_step
-from driftctl.core.guards import delete_body
-from driftctl.core.model import WebApp
-from driftctl.core.normalize import comparable, equal
-from driftctl.core.objects import Obj, ObjectKey, is_terminating, key_of, uid
-from driftctl.core.removals import LiveState, cleanup, plan_removals, skip
+from driftctl.core.planning.changes import field_changes, managers_of, patch_between
+from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
+from driftctl.core.planning.guards import delete_body
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.planning.prefilter import needs_server_check, overlay
+from driftctl.core.planning.removals import cleanup, plan_removals
+from driftctl.core.source.model import WebApp
+from driftctl.settings import Policy
 
-Slot = PlanEntry | Candidate
+Slot = Action | Candidate
 
 
 def prepare(
     desired: Sequence[WebApp],
-    live_webapps: Sequence[Obj],
-    live_deployments: Sequence[Obj],
+    live: LiveState,
     stamp: Stamp,
-    options: PlanOptions | None = None,
+    policy: Policy | None = None,
+    manager: str = c.FIELD_MANAGER,
 ) -> Preparation:
     """Pair desired and live objects and decide all that can be decided without the server."""
-    options = options or PlanOptions()
-    state = LiveState.index(live_webapps, live_deployments)
+    policy = policy or Policy()
     removals: list[Slot] = []
     applies: list[Slot] = []
     for app in sorted(desired, key=lambda app: app.key):
-        before, during = _plan_app(app, state, stamp, options.manager)
+        before, during = _plan_app(app, live, stamp, policy, manager)
         removals += before
         applies += during
-    pruned, refusals = plan_removals(desired, state, stamp.instance, options)
+    pruned, refusals = plan_removals(desired, live, stamp.instance, policy)
+    declared = tuple(ObjectKey(c.KIND, *app.key) for app in sorted(desired, key=lambda a: a.key))
     return Preparation(
-        tuple(_ordered([*removals, *pruned]) + applies), refusals, stamp.revision, options.manager
+        tuple(_ordered([*removals, *pruned]) + applies),
+        declared,
+        refusals,
+        stamp.revision,
+        manager,
     )
 
 
@@ -83,7 +95,7 @@ def _ordered(slots: list[Slot]) -> list[Slot]:
 
 
 def _plan_app(
-    app: WebApp, state: LiveState, stamp: Stamp, manager: str
+    app: WebApp, state: LiveState, stamp: Stamp, policy: Policy, manager: str
 ) -> tuple[list[Slot], list[Slot]]:
     """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
     manifest = webapp_manifest(app, stamp)
@@ -92,21 +104,24 @@ def _plan_app(
     if live is None:
         return [], [
             Candidate(key_of(manifest), manifest, None),
-            _awaiting_owner(app, stamp, live_dep),
+            _awaiting_owner(app, stamp, live_dep, manager),
         ]
     step = finalizer_step(live)
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
-        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, stamp, None)]
+        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, stamp, None, manager)]
     if step is FinalizerStep.NOTHING:
         why = "being deleted without driftctl's finalizer; the next run creates it again"
         return [], [
-            skip(key_of(manifest), why),
-            skip(_deployment_key(app), "its WebApp is being deleted"),
+            Skip(key_of(manifest), why),
+            Skip(_deployment_key(app), "its WebApp is being deleted"),
         ]
     dep = build_deployment(app, stamp.instance, uid(live))
-    return [], [_apply_slot(manifest, live, manager), _deployment_slot(dep, live_dep, manager)]
+    return [], [
+        _apply_slot(manifest, live, manager),
+        _deployment_slot(dep, live_dep, policy, manager),
+    ]
 
 
 def _deployment_key(app: WebApp) -> ObjectKey:
@@ -116,17 +131,17 @@ def _deployment_key(app: WebApp) -> ObjectKey:
 def _apply_slot(manifest: Obj, live: Obj, manager: str) -> Slot:
     if needs_server_check(manifest, live, manager):
         return Candidate(key_of(manifest), manifest, live)
-    return PlanEntry(key_of(manifest), Action.UNCHANGED, manifest=manifest)
+    return Unchanged(key_of(manifest))
 
 
-def _deployment_slot(manifest: Obj, live: Obj | None, manager: str) -> Slot:
+def _deployment_slot(manifest: Obj, live: Obj | None, policy: Policy, manager: str) -> Slot:
     key = key_of(manifest)
     if live is None:
         return Candidate(key, manifest, None)
     if is_terminating(live):
-        return skip(key, "being deleted; the next run creates it again")
+        return Skip(key, "being deleted; the next run creates it again")
     if not equal(_selector(live), _selector(manifest)):
-        return _replace(manifest, live, manager)
+        return _replace(manifest, live, policy, manager)
     return _apply_slot(manifest, live, manager)
 
 
@@ -134,69 +149,72 @@ def _selector(obj: Obj) -> object:
     return (obj.get("spec") or {}).get("selector")
 
 
-def _replace(manifest: Obj, live: Obj, manager: str) -> PlanEntry:
-    """An immutable field differs: the server would refuse the apply, so predict locally."""
+IMMUTABLE_SELECTOR = "spec.selector is immutable: the Deployment must be deleted and created again"
+
+
+def _replace(manifest: Obj, live: Obj, policy: Policy, manager: str) -> Replace | Skip:
+    """An immutable field differs: the server would refuse the apply, so predict locally.
+
+    Without --recreate the replacement is not carried out, and the plan says so.
+    """
     after = overlay(live, manifest)
     patch = patch_between(live, after)
-    changes = field_changes(live, after, patch, manager)
-    return PlanEntry(
-        key_of(manifest),
-        Action.REPLACE,
-        "spec.selector is immutable: the Deployment must be deleted and created again",
-        tuple(patch),
-        tuple(changes),
-        managers_of(changes),
-        manifest=manifest,
-        delete=delete_body(live),
-    )
+    changes = tuple(field_changes(live, after, patch, manager))
+    key = key_of(manifest)
+    if not policy.recreate:
+        return Skip(key, f"{IMMUTABLE_SELECTOR} (run with --recreate to do it)", changes)
+    return Replace(key, IMMUTABLE_SELECTOR, manifest, tuple(patch), changes, delete_body(live))
 
 
-def _awaiting_owner(app: WebApp, stamp: Stamp, live: Obj | None) -> PlanEntry:
+def _awaiting_owner(app: WebApp, stamp: Stamp, live: Obj | None, manager: str) -> Create | Update:
     """The Deployment of a WebApp created in this run: no uid yet, so no dry-run."""
     manifest = build_deployment(app, stamp.instance, owner_uid="")
     owner = ObjectKey(c.KIND, app.namespace, app.name)
     why = "created with its WebApp"
     if live is None:
         patch = patch_between(None, manifest)
-        return PlanEntry(
-            key_of(manifest), Action.CREATE, why, tuple(patch), manifest=manifest, owner=owner
-        )
+        return Create(key_of(manifest), why, manifest, tuple(patch), owner=owner)
     after = overlay(live, manifest)
     patch = patch_between(live, after)
-    changes = tuple(field_changes(live, after, patch, c.FIELD_MANAGER))
-    return PlanEntry(
-        key_of(manifest), Action.UPDATE, why, tuple(patch), changes, manifest=manifest, owner=owner
-    )
+    changes = tuple(field_changes(live, after, patch, manager))
+    return Update(key_of(manifest), why, manifest, tuple(patch), changes, owner=owner)
 
 
-def _create_locally(manifest: Obj, reason: str) -> PlanEntry:
+def _create_locally(manifest: Obj, reason: str) -> Create:
     patch = tuple(patch_between(None, manifest))
-    return PlanEntry(key_of(manifest), Action.CREATE, reason, patch, manifest=manifest)
+    return Create(key_of(manifest), reason, manifest, patch)
 
 
 def finish(preparation: Preparation, results: Mapping[ObjectKey, DryRunResult]) -> Plan:
     """The exact plan, from the dry-run answer for every candidate (keyed by object)."""
-    entries = tuple(
-        slot if isinstance(slot, PlanEntry) else _decide(slot, results, preparation.manager)
+    actions = tuple(
+        _decide(slot, results, preparation.manager) if isinstance(slot, Candidate) else slot
         for slot in preparation.slots
     )
-    return Plan(_without_refused_owners(entries), preparation.refusals, preparation.revision)
+    return Plan(
+        _without_refused_owners(actions),
+        preparation.declared,
+        preparation.refusals,
+        preparation.revision,
+    )
 
 
-def _without_refused_owners(entries: tuple[PlanEntry, ...]) -> tuple[PlanEntry, ...]:
+def _without_refused_owners(actions: tuple[Action, ...]) -> tuple[Action, ...]:
     """A Deployment waiting for a WebApp the server refused cannot be created either."""
-    refused = {entry.key for entry in entries if entry.error is not None}
+    refused = {action.key for action in actions if isinstance(action, Refused)}
     return tuple(
-        skip(entry.key, f"its WebApp cannot be applied ({entry.owner.display} was refused)")
-        if entry.owner is not None and entry.owner in refused
-        else entry
-        for entry in entries
+        Skip(action.key, f"its WebApp cannot be applied ({action.owner.display} was refused)")
+        if isinstance(action, Create | Update)
+        and action.owner is not None
+        and action.owner in refused
+        else action
+        for action in actions
     )
 
 
 def _decide(
     candidate: Candidate, results: Mapping[ObjectKey, DryRunResult], manager: str
-) -> PlanEntry:
+) -> Action:
     if candidate.key not in results:
         return _refused(candidate, "no dry-run result was given for this object")
     result = results[candidate.key]
@@ -205,21 +223,16 @@ def _decide(
     after = candidate.manifest if result is None else result
     if candidate.live is None:
         patch = tuple(patch_between(None, after))
-        return PlanEntry(
-            candidate.key,
-            Action.CREATE,
-            "declared in Git, absent from the cluster",
-            patch,
-            manifest=candidate.manifest,
+        return Create(
+            candidate.key, "declared in Git, absent from the cluster", candidate.manifest, patch
         )
     if _same(candidate.live, after, manager):
-        return PlanEntry(candidate.key, Action.UNCHANGED, manifest=candidate.manifest)
+        return Unchanged(candidate.key)
     return _update(candidate, candidate.live, after, manager)
 
 
-def _refused(candidate: Candidate, message: str) -> PlanEntry:
-    reason = f"the API server refused the dry-run: {message}"
-    return PlanEntry(candidate.key, Action.SKIP, reason, manifest=candidate.manifest, error=message)
+def _refused(candidate: Candidate, message: str) -> Refused:
+    return Refused(candidate.key, f"the API server refused the dry-run: {message}", message)
 
 
 def _same(live: Obj, after: Obj, manager: str) -> bool:
@@ -231,20 +244,13 @@ def _same(live: Obj, after: Obj, manager: str) -> bool:
     )
 
 
-def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> PlanEntry:
+def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update:
     patch = patch_between(live, after)
-    changes = field_changes(live, after, patch, manager)
-    managers = managers_of(changes)
-    reason = _update_reason(managers) if patch else _ownership_reason(live, after, manager)
-    return PlanEntry(
-        candidate.key,
-        Action.UPDATE,
-        reason,
-        tuple(patch),
-        tuple(changes),
-        managers,
-        manifest=candidate.manifest,
+    changes = tuple(field_changes(live, after, patch, manager))
+    reason = (
+        _update_reason(managers_of(changes)) if patch else _ownership_reason(live, after, manager)
     )
+    return Update(candidate.key, reason, candidate.manifest, tuple(patch), changes)
 
 
 def _update_reason(managers: tuple[str, ...]) -> str:

@@ -10,7 +10,7 @@ lastTransitionTime while its status stays the same, even if reason or message ch
 
 `lastAppliedRevision` is the revision annotation of the WebApp, i.e. the commit at which
 driftctl last wrote it. It is not the commit of the current run: a new commit that leaves
-an object unchanged must not rewrite its status either (see core.compare).
+an object unchanged must not rewrite its status either (see core.planning.prefilter).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.normalize import equal
-from driftctl.core.objects import Obj, annotations_of, metadata
+from driftctl.core.planning.normalize import equal
+from driftctl.core.planning.objects import Obj, annotations_of, metadata
+from driftctl.kube_formats import api_time
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,6 @@ class StatusUpdate:
     status: Obj
     manifest: Obj
     changed: bool
-
-
-def format_time(now: datetime.datetime) -> str:
-    """RFC 3339 in UTC with seconds, as the API server writes times."""
-    return now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def health(webapp: Obj, deployment: Obj | None) -> Health:
@@ -121,7 +117,7 @@ def webapp_status(webapp: Obj, deployment: Obj | None, now: datetime.datetime) -
         "available_replicas": state.available,
         "ready": state.ready,
         "observedGeneration": generation,
-        "conditions": conditions(state, generation, _list(previous), format_time(now)),
+        "conditions": conditions(state, generation, _list(previous), api_time(now)),
         "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
     }
 

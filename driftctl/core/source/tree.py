@@ -17,7 +17,7 @@ MAX_FILE_BYTES = 1024 * 1024  # a WebApp is a few hundred bytes; 1 MiB is plenty
 MANIFEST_SUFFIXES = (".yaml", ".yml")
 
 
-class EntryKind(enum.Enum):
+class TreeEntryKind(enum.Enum):
     """What a path in the tree is; only regular files are ever read."""
 
     FILE = "file"
@@ -26,11 +26,11 @@ class EntryKind(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Entry:
+class TreeEntry:
     """One path under --path: its kind, its size, and its bytes when the core asked for them."""
 
     path: str  # relative to the repository root, '/'-separated
-    kind: EntryKind
+    kind: TreeEntryKind
     size: int = 0
     data: bytes | None = None  # None: not read (not a manifest, or over the size bound)
 
@@ -39,7 +39,7 @@ class Entry:
 class Snapshot:
     """The folder of the desired state at one commit, and where it was read from."""
 
-    entries: tuple[Entry, ...]
+    entries: tuple[TreeEntry, ...]
     revision: str | None  # the commit SHA; None in a repository without commits yet
     dirty: bool  # the working tree differs from that commit under --path
     source: str  # "<url without credentials>#<path>", never with credentials

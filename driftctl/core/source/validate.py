@@ -9,22 +9,24 @@ one go. Pure: documents in, WebApps or problems out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.crd import spec_schema
-from driftctl.core.documents import Document, Loaded
-from driftctl.core.model import Origin, WebApp, WebAppSpec
-from driftctl.core.schema import Schema, check, describe, dotted
+from driftctl.core.source.crd import spec_schema
+from driftctl.core.source.documents import Document, Loaded
+from driftctl.core.source.model import Origin, WebApp, WebAppSpec
+from driftctl.core.source.schema import Schema, check, describe, dotted
 from driftctl.errors import InvalidDesiredState, Problem
+from driftctl.kube_formats import (
+    label_key_problem,
+    label_problem,
+    label_value_problem,
+    subdomain_problem,
+)
+from driftctl.settings import Source
 
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
 
 TOP_LEVEL_FIELDS = ("apiVersion", "kind", "metadata", "spec")
@@ -35,14 +37,6 @@ RESERVED_ANNOTATIONS = (c.REVISION_ANNOTATION, c.SOURCE_ANNOTATION)
 
 
 @dataclass(frozen=True)
-class Options:
-    """How documents are read: the namespace for those without one, and other kinds."""
-
-    default_namespace: str = c.DEFAULT_NAMESPACE
-    skip_unknown_kinds: bool = False
-
-
-@dataclass(frozen=True)
 class Validated:
     """The desired WebApps, sorted by namespace and name, and warnings that did not stop them."""
 
@@ -50,32 +44,27 @@ class Validated:
     warnings: tuple[Problem, ...]
 
 
-def validate(loaded: Loaded, options: Options) -> Validated:
+def validate(loaded: Loaded, source: Source) -> Validated:
     """The WebApps declared by `loaded`, or InvalidDesiredState listing every problem."""
     problems = list(loaded.problems)
     warnings: list[Problem] = []
     apps: list[WebApp] = []
     schema = spec_schema()  # built once per run: generating it costs more than checking
     for document in loaded.documents:
-        if not _is_webapp(document, options, problems, warnings):
+        if not _is_webapp(document, source, problems, warnings):
             continue
-        found = list(document_problems(document, options.default_namespace, schema))
+        found = list(document_problems(document, source.namespace, schema))
         problems.extend(found)
         if not found:
-            apps.append(webapp_of(document, options.default_namespace))
-    problems.extend(duplicates(loaded.documents, options.default_namespace))
+            apps.append(webapp_of(document, source.namespace))
+    problems.extend(duplicates(loaded.documents, source.namespace))
     if problems:
         raise InvalidDesiredState(problems)
     return Validated(tuple(sorted(apps, key=lambda app: app.key)), tuple(sorted(warnings)))
 
 
-def namespace_problem(namespace: str) -> str | None:
-    """Why a namespace name is invalid, or None: an RFC 1123 label."""
-    return _dns_problem(namespace, _DNS_LABEL, 63, "label")
-
-
 def _is_webapp(
-    document: Document, options: Options, problems: list[Problem], warnings: list[Problem]
+    document: Document, source: Source, problems: list[Problem], warnings: list[Problem]
 ) -> bool:
     api_version, kind = document.body.get("apiVersion"), document.body.get("kind")
     if api_version == c.API_VERSION and kind == c.KIND:
@@ -88,7 +77,7 @@ def _is_webapp(
     elif kind == c.KIND:
         reason = f"apiVersion {api_version} is not served for WebApp; use {c.API_VERSION}"
         problems.append(document.problem(("apiVersion",), reason))
-    elif options.skip_unknown_kinds:
+    elif source.skip_unknown_kinds:
         warnings.append(document.problem((), f"skipped {api_version} {kind}: not a WebApp"))
     else:
         reason = (
@@ -145,35 +134,23 @@ def _metadata_problems(metadata: Mapping[Any, Any]) -> Iterator[tuple[tuple[Any,
     namespace = metadata.get("namespace")
     if namespace is not None:
         problem = (
-            namespace_problem(namespace)
+            label_problem(namespace)
             if isinstance(namespace, str)
             else f"must be a string, got {describe(namespace)}"
         )
         if problem is not None:
             yield ("metadata", "namespace"), problem
-    yield from _string_map(metadata, "labels", _label_value_problem, RESERVED_LABELS)
+    yield from _string_map(metadata, "labels", label_value_problem, RESERVED_LABELS)
     yield from _string_map(metadata, "annotations", lambda _value: None, RESERVED_ANNOTATIONS)
     yield from _annotations_size(metadata.get("annotations"))
 
 
 def _name_problem(name: str) -> str | None:
-    problem = _dns_problem(name, _DNS_SUBDOMAIN, 253, "subdomain")
+    problem = subdomain_problem(name)
     if problem is None and len(name) > 63:
         # The name becomes the Deployment's app.kubernetes.io/name label value and selector.
         return f"must be at most 63 characters (it is the Deployment's name label), got {len(name)}"
     return problem
-
-
-def _dns_problem(value: str, pattern: re.Pattern[str], limit: int, kind: str) -> str | None:
-    if len(value) > limit:
-        return f"must be at most {limit} characters, got {len(value)}"
-    if pattern.fullmatch(value) is None:
-        allowed = "a-z, 0-9, '-' and '.'" if kind == "subdomain" else "a-z, 0-9 and '-'"
-        return (
-            f"must be a lowercase RFC 1123 {kind} ({allowed}, starting and ending with a "
-            f"letter or digit), got {value!r}"
-        )
-    return None
 
 
 def _string_map(
@@ -204,24 +181,7 @@ def _key_problem(key: object, reserved: Iterable[str]) -> str | None:
         return f"has a key that is {describe(key)}, not a string; quote it"
     if key in reserved:
         return "is set by driftctl; remove it from Git"
-    prefix, _slash, name = key.partition("/") if "/" in key else ("", "", key)
-    if prefix and _dns_problem(prefix, _DNS_SUBDOMAIN, 253, "subdomain") is not None:
-        return f"has an invalid key: the prefix {prefix!r} must be a lowercase DNS subdomain"
-    if len(name) > 63 or _QUALIFIED_NAME.fullmatch(name) is None:
-        return (
-            f"has an invalid key: the name {name!r} must be 1 to 63 letters, digits, '-', '_' "
-            "or '.', starting and ending with a letter or digit"
-        )
-    return None
-
-
-def _label_value_problem(value: str) -> str | None:
-    if len(value) > 63 or _LABEL_VALUE.fullmatch(value) is None:
-        return (
-            "must be at most 63 letters, digits, '-', '_' or '.', starting and ending with "
-            f"a letter or digit, got {value!r}"
-        )
-    return None
+    return label_key_problem(key)
 
 
 def _annotations_size(annotations: object) -> Iterator[tuple[tuple[Any, ...], str]]:
@@ -237,7 +197,7 @@ def _annotations_size(annotations: object) -> Iterator[tuple[tuple[Any, ...], st
 
 def _display(document: Document, default_namespace: str) -> str:
     identity = _identity(document, default_namespace)
-    return "WebApp" if identity is None else f"WebApp/{identity[0]}/{identity[1]}"
+    return c.KIND if identity is None else c.object_ref(c.KIND, *identity)
 
 
 def _identity(document: Document, default_namespace: str) -> tuple[str, str] | None:
@@ -260,7 +220,7 @@ def duplicates(documents: Iterable[Document], default_namespace: str) -> Iterato
         first = first_seen.setdefault(identity, document)
         if first is not document:
             where = f"{first.file}:{first.line}"
-            reason = f"WebApp/{identity[0]}/{identity[1]} is declared twice: also at {where}"
+            reason = f"{c.object_ref(c.KIND, *identity)} is declared twice: also at {where}"
             yield document.problem(("metadata", "name"), reason)
 
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from driftctl.core.objects import Obj, metadata
+from driftctl.core.planning.objects import Obj, metadata
 
 FieldPath = tuple[str, ...]
 PlainPath = tuple[str, ...]  # map keys only; "*" stands for any list item

@@ -39,7 +39,7 @@ import enum
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.objects import Obj, is_terminating, metadata
+from driftctl.core.planning.objects import Obj, is_terminating, metadata
 
 Patch = list[dict[str, Any]]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from driftctl.core import fieldset as fs
-from driftctl.core.normalize import comparable, equal
-from driftctl.core.objects import Obj
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.objects import Obj
 
 
 def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
@@ -46,22 +46,6 @@ def needs_server_check(desired: Obj, live: Obj | None, manager: str) -> bool:
     if live is None:
         return True
     return bool(drifted_fields(desired, live)) or not ownership_matches(desired, live, manager)
-
-
-def other_managers(live: Obj, paths: list[fs.FieldPath], manager: str) -> tuple[str, ...]:
-    """The managers other than driftctl's Apply that own any of `paths` (sorted, unique)."""
-    names: set[str] = set()
-    for entry in fs.managed_entries(live):
-        if _is_ours(entry, manager):
-            continue
-        owned = fs.tree_paths(entry.get("fieldsV1") or {})
-        if any(fs.overlaps(owned, path) for path in paths):
-            names.add(str(entry.get("manager", "")))
-    return tuple(sorted(names))
-
-
-def _is_ours(entry: Obj, manager: str) -> bool:
-    return entry.get("manager") == manager and entry.get("operation") == "Apply"
 
 
 def overlay(live: Obj, desired: Obj) -> Obj:

@@ -4,6 +4,9 @@ One run at a time per instance. A Lease is free when it has no holder or its hol
 not renewed it within leaseDurationSeconds (the holder died); it is ours when we hold it.
 Every write goes with the resourceVersion that was read, so two runs racing for a free
 Lease cannot both win: the loser gets 409 and looks again. Pure: `now` is passed in.
+
+A Lease is named by a `LeaseRef` (namespace and instance): its name is computed there,
+once, and never parsed back.
 """
 
 from __future__ import annotations
@@ -14,14 +17,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
-
-MICRO_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
+from driftctl.kube_formats import api_micro_time, parse_api_time
 
 
 class Step(enum.Enum):
     CREATE = "create"  # no Lease yet
     TAKE = "take"  # free, expired or already ours: write ourselves in
     WAIT = "wait"  # held by a live run
+
+
+@dataclass(frozen=True)
+class LeaseRef:
+    """Which Lease is one instance's run lock: `driftctl-<instance>` in a namespace."""
+
+    namespace: str
+    instance: str
+
+    @property
+    def name(self) -> str:
+        return c.lease_name(self.instance)
+
+    @property
+    def display(self) -> str:
+        """`Lease namespace/driftctl-instance`, as messages name it."""
+        return f"Lease {self.namespace}/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -32,23 +51,13 @@ class Holder:
     expires: datetime.datetime | None
 
 
-def format_time(moment: datetime.datetime) -> str:
-    return moment.astimezone(datetime.UTC).strftime(MICRO_TIME)
-
-
-def parse_time(text: str | None) -> datetime.datetime | None:
-    if not text:
-        return None
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def holder(lease: dict[str, Any]) -> Holder | None:
     """The current holder of a Lease, or None when nobody holds it."""
     spec = lease.get("spec") or {}
     identity = spec.get("holderIdentity")
     if not identity:
         return None
-    renewed = parse_time(spec.get("renewTime") or spec.get("acquireTime"))
+    renewed = parse_api_time(spec.get("renewTime") or spec.get("acquireTime"))
     duration = datetime.timedelta(seconds=int(spec.get("leaseDurationSeconds") or 0))
     return Holder(identity, renewed + duration if renewed else None)
 
@@ -67,9 +76,8 @@ def decide(lease: dict[str, Any] | None, me: str, now: datetime.datetime) -> Ste
 
 def held(
     lease: dict[str, Any] | None,
+    ref: LeaseRef,
     *,
-    namespace: str,
-    instance: str,
     me: str,
     duration: int,
     now: datetime.datetime,
@@ -78,30 +86,27 @@ def held(
     spec = dict((lease or {}).get("spec") or {})
     previous = spec.get("holderIdentity")
     if previous != me:
-        spec["acquireTime"] = format_time(now)
+        spec["acquireTime"] = api_micro_time(now)
         spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + (1 if previous else 0)
-    spec.update(holderIdentity=me, leaseDurationSeconds=duration, renewTime=format_time(now))
-    return _lease(lease, namespace, instance, spec)
+    spec.update(holderIdentity=me, leaseDurationSeconds=duration, renewTime=api_micro_time(now))
+    return _lease(lease, ref, spec)
 
 
-def released(lease: dict[str, Any]) -> dict[str, Any]:
+def released(lease: dict[str, Any], ref: LeaseRef) -> dict[str, Any]:
     """The Lease body with nobody holding it; the next run takes it at once."""
     spec = {
         k: v
         for k, v in (lease.get("spec") or {}).items()
         if k not in ("holderIdentity", "renewTime")
     }
-    meta = lease["metadata"]
-    return _lease(lease, meta["namespace"], meta["name"].removeprefix("driftctl-"), spec)
+    return _lease(lease, ref, spec)
 
 
-def _lease(
-    lease: dict[str, Any] | None, namespace: str, instance: str, spec: dict[str, Any]
-) -> dict[str, Any]:
+def _lease(lease: dict[str, Any] | None, ref: LeaseRef, spec: dict[str, Any]) -> dict[str, Any]:
     metadata: dict[str, Any] = {
-        "name": c.lease_name(instance),
-        "namespace": namespace,
-        "labels": {c.MANAGED_BY_LABEL: c.MANAGED_BY_VALUE, c.INSTANCE_LABEL: instance},
+        "name": ref.name,
+        "namespace": ref.namespace,
+        "labels": {c.MANAGED_BY_LABEL: c.MANAGED_BY_VALUE, c.INSTANCE_LABEL: ref.instance},
     }
     if lease is not None:
         metadata["resourceVersion"] = lease["metadata"]["resourceVersion"]

@@ -16,8 +16,14 @@ from typing import Any
 import yaml
 from yaml import events
 
-from driftctl.core.schema import Path, describe
-from driftctl.core.tree import MAX_FILE_BYTES, Entry, EntryKind, is_hidden, is_manifest
+from driftctl.core.source.schema import Path, describe
+from driftctl.core.source.tree import (
+    MAX_FILE_BYTES,
+    TreeEntry,
+    TreeEntryKind,
+    is_hidden,
+    is_manifest,
+)
 from driftctl.errors import Problem
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~8x faster
@@ -70,14 +76,14 @@ class _Refusal(Exception):
         self.reason = reason
 
 
-def load_entries(entries: Iterable[Entry]) -> Loaded:
+def load_documents(entries: Iterable[TreeEntry]) -> Loaded:
     """Documents of every manifest among `entries`; symlinks and submodules are refused."""
     documents: list[Document] = []
     problems: list[Problem] = []
     for entry in sorted(entries, key=lambda e: e.path):
         if is_hidden(entry.path):
             continue
-        if entry.kind is not EntryKind.FILE:
+        if entry.kind is not TreeEntryKind.FILE:
             problems.append(Problem(entry.path, 1, 1, _refused_kind(entry.kind)))
         elif is_manifest(entry.path):
             loaded = load_file(entry.path, entry.data, size=entry.size)
@@ -86,8 +92,8 @@ def load_entries(entries: Iterable[Entry]) -> Loaded:
     return Loaded(tuple(documents), tuple(problems))
 
 
-def _refused_kind(kind: EntryKind) -> str:
-    if kind is EntryKind.SYMLINK:
+def _refused_kind(kind: TreeEntryKind) -> str:
+    if kind is TreeEntryKind.SYMLINK:
         return "symlinks are refused: they can point outside the folder; commit the file itself"
     return "submodules are refused: their content is another repository's; use --path or --repo"
 

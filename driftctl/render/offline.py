@@ -1,4 +1,4 @@
-"""`validate` and `diff` results as text, JSON or Markdown.
+"""The results of the Git-only commands, `validate` and `diff`, as text, JSON or Markdown.
 
 Text is for a person at a terminal (colour only when the caller's Style says so); JSON is
 for programs, with the keys documented in docs/desired-state.md and never renamed;
@@ -11,17 +11,14 @@ import json
 import re
 from typing import Any
 
-from driftctl.core.desired_diff import Changed, FieldChange
-from driftctl.core.model import WebApp
-from driftctl.core.reports import DiffReport, Revision, ValidationReport
+from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.commit_diff import Changed, DiffReport
+from driftctl.core.source.desired_state import Revision, ValidationReport
+from driftctl.core.source.model import WebApp
 from driftctl.errors import Problem
-from driftctl.render.style import Style, object_ref
+from driftctl.render.style import Style
 
 JSON_VERSION = 1  # bumped only if a key changes meaning; new keys may be added
-
-
-def _ref(app: WebApp) -> str:
-    return object_ref("WebApp", app.namespace, app.name)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -100,7 +97,7 @@ def _problem_json(problem: Problem) -> dict[str, Any]:
 # ---- diff -----------------------------------------------------------------------------------
 
 
-def _value(value: str | int | None) -> str:
+def _value(value: object) -> str:
     return "(none)" if value is None else str(value)
 
 
@@ -123,22 +120,22 @@ def diff_text(report: DiffReport, style: Style) -> str:
     """`+` added, `-` removed, `~` changed with `field: old -> new`, then a summary line."""
     lines = [f"{style.paint('warning', 'yellow')}: {w}" for w in report.head.warnings]
     for app in report.diff.added:
-        lines.append(style.paint(f"+ {_ref(app)}", "green"))
+        lines.append(style.paint(f"+ {app.display}", "green"))
         lines.append(f"    spec.image: {app.spec.image}")
         lines.append(f"    spec.replicas: {app.spec.replicas}")
     for app in report.diff.removed:
-        lines.append(style.paint(f"- {_ref(app)}", "red"))
+        lines.append(style.paint(f"- {app.display}", "red"))
     for changed in report.diff.changed:
-        lines.append(style.paint(f"~ {_ref(changed.after)}", "yellow"))
+        lines.append(style.paint(f"~ {changed.after.display}", "yellow"))
         lines.extend(_field_line(field, style) for field in changed.fields)
     lines.append(f"{style.paint(_summary(report), 'bold')}  [{_sides(report)}]")
     return "\n".join(lines) + "\n"
 
 
 def _field_line(field: FieldChange, style: Style) -> str:
-    old = style.paint(_value(field.old), "red")
-    new = style.paint(_value(field.new), "green")
-    return f"    {field.field}: {old} -> {new}"
+    old = style.paint(_value(field.before), "red")
+    new = style.paint(_value(field.after), "green")
+    return f"    {field.path}: {old} -> {new}"
 
 
 def diff_json(report: DiffReport) -> str:
@@ -167,7 +164,8 @@ def _changed_json(changed: Changed) -> dict[str, Any]:
         "namespace": changed.after.namespace,
         "name": changed.after.name,
         "fields": [
-            {"field": field.field, "old": field.old, "new": field.new} for field in changed.fields
+            {"field": field.path, "old": field.before, "new": field.after}
+            for field in changed.fields
         ],
     }
 
@@ -197,7 +195,7 @@ def _rows(report: DiffReport) -> list[tuple[str, WebApp, list[str]]]:
             "changed",
             changed.after,
             [
-                f"{_code(f.field)}: {_code(_value(f.old))} → {_code(_value(f.new))}"
+                f"{_code(f.path)}: {_code(_value(f.before))} → {_code(_value(f.after))}"
                 for f in changed.fields
             ],
         )
@@ -208,7 +206,7 @@ def _rows(report: DiffReport) -> list[tuple[str, WebApp, list[str]]]:
 
 def _markdown_row(row: tuple[str, WebApp, list[str]]) -> str:
     action, app, details = row
-    return f"| {action} | {_code(_ref(app))} | {'<br>'.join(details)} |"
+    return f"| {action} | {_code(app.display)} | {'<br>'.join(details)} |"
 
 
 def _code(text: str) -> str:

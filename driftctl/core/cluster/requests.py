@@ -7,6 +7,7 @@ Server-side apply never carries a resourceVersion: Git is the source of truth (`
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from driftctl import conventions as c
+from driftctl.kube_formats import api_time
 
 APPLY = "application/apply-patch+yaml"
 JSON_PATCH = "application/json-patch+json"
@@ -93,19 +95,19 @@ def apply(
         tuple(query),
         _json(manifest),
         APPLY,
-        f"{verb} {kind.kind}/{namespace}/{name}",
+        f"{verb} {c.object_ref(kind.kind, namespace, name)}",
     )
 
 
 def delete(kind: Kind, namespace: str, name: str, options: Mapping[str, Any]) -> Request:
-    """A delete with DeleteOptions (core.guards.delete_body: uid/version preconditions)."""
+    """A delete with DeleteOptions (core.planning.guards.delete_body: uid/version preconditions)."""
     return Request(
         "DELETE",
         kind.item(namespace, name),
         (),
         _json(options),
         JSON,
-        f"delete {kind.kind}/{namespace}/{name}",
+        f"delete {c.object_ref(kind.kind, namespace, name)}",
     )
 
 
@@ -119,12 +121,14 @@ def json_patch(
         (("fieldManager", manager),),
         _json(list(operations)),
         JSON_PATCH,
-        f"patch {kind.kind}/{namespace}/{name}",
+        f"patch {c.object_ref(kind.kind, namespace, name)}",
     )
 
 
 def get(kind: Kind, namespace: str, name: str) -> Request:
-    return Request("GET", kind.item(namespace, name), what=f"get {kind.kind}/{namespace}/{name}")
+    return Request(
+        "GET", kind.item(namespace, name), what=f"get {c.object_ref(kind.kind, namespace, name)}"
+    )
 
 
 def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:
@@ -138,6 +142,35 @@ def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) ->
     )
 
 
+def event(
+    webapp: Mapping[str, Any], reason: str, message: str, *, warning: bool, now: datetime.datetime
+) -> Request:
+    """A core/v1 Event about a WebApp, as controllers record them (reason, message, type)."""
+    meta = webapp["metadata"]
+    stamp = api_time(now)
+    body = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
+        "involvedObject": {
+            "apiVersion": c.API_VERSION,
+            "kind": c.KIND,
+            "namespace": meta["namespace"],
+            "name": meta["name"],
+            "uid": meta.get("uid", ""),
+        },
+        "reason": reason,
+        "message": message[:1024],
+        "type": "Warning" if warning else "Normal",
+        "source": {"component": c.FIELD_MANAGER},
+        "reportingComponent": c.FIELD_MANAGER,
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+    }
+    return create(EVENT, meta["namespace"], body, c.FIELD_MANAGER)
+
+
 def replace(
     kind: Kind, namespace: str, name: str, body: Mapping[str, Any], manager: str
 ) -> Request:
@@ -148,7 +181,7 @@ def replace(
         (("fieldManager", manager),),
         _json(body),
         JSON,
-        f"update {kind.kind}/{namespace}/{name}",
+        f"update {c.object_ref(kind.kind, namespace, name)}",
     )
 
 

@@ -11,16 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from driftctl.core.model import WebApp
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    """One field of a WebApp, before and after; None means the field is absent on that side."""
-
-    field: str  # e.g. "spec.replicas", "metadata.labels[team]"
-    old: str | int | None
-    new: str | int | None
+from driftctl.core.planning.changes import FieldChange
+from driftctl.core.source.desired_state import DesiredState
+from driftctl.core.source.model import WebApp
 
 
 @dataclass(frozen=True)
@@ -33,7 +26,7 @@ class Changed:
 
 
 @dataclass(frozen=True)
-class DesiredDiff:
+class CommitDiff:
     """Added, removed and changed WebApps, each sorted by namespace and name."""
 
     added: tuple[WebApp, ...]
@@ -47,19 +40,19 @@ class DesiredDiff:
         return not (self.added or self.removed or self.changed)
 
 
-def diff_desired(base: Iterable[WebApp], head: Iterable[WebApp]) -> DesiredDiff:
+def diff_commits(base: Iterable[WebApp], head: Iterable[WebApp]) -> CommitDiff:
     """The difference from `base` to `head`."""
     old = {app.key: app for app in base}
     new = {app.key: app for app in head}
     changed = []
     unchanged = 0
     for key in sorted(old.keys() & new.keys()):
-        fields = tuple(field_changes(old[key], new[key]))
+        fields = tuple(declared_changes(old[key], new[key]))
         if fields:
             changed.append(Changed(old[key], new[key], fields))
         else:
             unchanged += 1
-    return DesiredDiff(
+    return CommitDiff(
         added=tuple(new[key] for key in sorted(new.keys() - old.keys())),
         removed=tuple(old[key] for key in sorted(old.keys() - new.keys())),
         changed=tuple(changed),
@@ -67,12 +60,12 @@ def diff_desired(base: Iterable[WebApp], head: Iterable[WebApp]) -> DesiredDiff:
     )
 
 
-def field_changes(before: WebApp, after: WebApp) -> Iterator[FieldChange]:
+def declared_changes(before: WebApp, after: WebApp) -> Iterator[FieldChange]:
     """Each field that differs, spec first, then labels and annotations by key."""
     if before.spec.image != after.spec.image:
-        yield FieldChange("spec.image", before.spec.image, after.spec.image)
+        yield FieldChange.of("spec.image", before.spec.image, after.spec.image)
     if before.spec.replicas != after.spec.replicas:
-        yield FieldChange("spec.replicas", before.spec.replicas, after.spec.replicas)
+        yield FieldChange.of("spec.replicas", before.spec.replicas, after.spec.replicas)
     yield from _map_changes("metadata.labels", before.labels, after.labels)
     yield from _map_changes("metadata.annotations", before.annotations, after.annotations)
 
@@ -83,4 +76,15 @@ def _map_changes(
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key), after.get(key)
         if old != new:
-            yield FieldChange(f"{prefix}[{key}]", old, new)
+            yield FieldChange.of(f"{prefix}[{key}]", old, new)
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    """What `diff` found between two commits' desired states."""
+
+    base_ref: str
+    head_ref: str
+    base: DesiredState
+    head: DesiredState
+    diff: CommitDiff

@@ -1,4 +1,4 @@
-"""Desired objects: the WebApp and Deployment manifests driftctl applies, built from the model.
+"""The manifests driftctl applies: the WebApp and its Deployment, built from the model.
 
 Pure functions of a validated WebApp and the run's stamp. What they return is exactly the
 set of fields driftctl owns through server-side apply; a field left out here is a field
@@ -8,12 +8,11 @@ driftctl gives up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.model import WebApp
-
-Manifest = dict[str, Any]
+from driftctl.core.planning.objects import Obj
+from driftctl.core.source.desired_state import DesiredState
+from driftctl.core.source.model import WebApp
 
 
 @dataclass(frozen=True)
@@ -23,6 +22,11 @@ class Stamp:
     instance: str
     revision: str  # the commit SHA
     source: str  # "<url without credentials>#<path>"
+
+    @classmethod
+    def of(cls, desired: DesiredState, instance: str) -> Stamp:
+        """What a run writes on every object it applies from `desired`."""
+        return cls(instance, desired.revision.label, desired.revision.source)
 
 
 def selector_labels(app: WebApp) -> dict[str, str]:
@@ -40,7 +44,7 @@ def object_labels(app: WebApp, instance: str) -> dict[str, str]:
     }
 
 
-def webapp_manifest(app: WebApp, stamp: Stamp) -> Manifest:
+def webapp_manifest(app: WebApp, stamp: Stamp) -> Obj:
     """The WebApp as driftctl applies it: spec, labels, annotations and the cleanup finalizer."""
     return {
         "apiVersion": c.API_VERSION,
@@ -60,7 +64,7 @@ def webapp_manifest(app: WebApp, stamp: Stamp) -> Manifest:
     }
 
 
-def build_deployment(app: WebApp, instance: str, owner_uid: str) -> Manifest:
+def build_deployment(app: WebApp, instance: str, owner_uid: str) -> Obj:
     """The Deployment owned by a WebApp: same name, one container `app`, its replicas."""
     selector = selector_labels(app)
     return {

@@ -14,8 +14,7 @@ import json
 from typing import Any
 
 from driftctl import conventions as c
-
-Obj = dict[str, Any]
+from driftctl.core.planning.objects import Obj
 
 # metadata fields the API server writes on its own; none of them is declared in Git.
 _SERVER_METADATA = (

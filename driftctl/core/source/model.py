@@ -1,6 +1,6 @@
 """The typed WebApp model: what Git declares and what the status reports.
 
-The CRD's schema is generated from these classes (core.crd), so the offline validation
+The CRD's schema is generated from these classes (core.source.crd), so the offline validation
 and the API server agree on what a WebApp is. Field names of the status keep the seed
 operator's `available_replicas` and `ready` exactly, so clusters that already run its CRD
 are read and written correctly; the other status fields follow the API conventions.
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from driftctl.core.schema import prop
+from driftctl import conventions as c
+from driftctl.core.source.schema import prop
 
 INT32_MAX = 2**31 - 1
 
@@ -54,7 +55,7 @@ class WebApp:
     @property
     def display(self) -> str:
         """How every message names this object: `WebApp/namespace/name`."""
-        return f"WebApp/{self.namespace}/{self.name}"
+        return c.object_ref(c.KIND, self.namespace, self.name)
 
 
 @dataclass(frozen=True)

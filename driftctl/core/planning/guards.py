@@ -2,7 +2,7 @@
 
 Pure. A guard never deletes and never raises for a refused prune: it turns the candidate
 into a skip with a reason, and a refusal message the run reports (the shell picks the
-exit code). Only parsing a bad `--max-prune` value raises, as a UsageError.
+exit code).
 
 The rules (DESIGN.md section 7), checked in this order:
 1. only objects carrying this instance's label are ever deleted;
@@ -15,44 +15,12 @@ The rules (DESIGN.md section 7), checked in this order:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.objects import Obj, annotations_of, labels_of, metadata
-from driftctl.errors import UsageError
-
-_MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
-
-
-@dataclass(frozen=True)
-class MaxPrune:
-    """A limit on deletions per run: a count, or a percentage of the managed set."""
-
-    value: int
-    percent: bool = False
-
-    def limit(self, managed: int) -> int:
-        """How many deletions are allowed when `managed` objects are managed."""
-        return managed * self.value // 100 if self.percent else self.value
-
-    def __str__(self) -> str:
-        return f"{self.value}%" if self.percent else str(self.value)
-
-
-def parse_max_prune(text: str) -> MaxPrune:
-    """`N` (a count) or `P%` (0-100 percent of the managed WebApps)."""
-    match = _MAX_PRUNE.match(text.strip())
-    if match is None:
-        raise UsageError(
-            f"--max-prune must be a count N or a percentage P%, not {text!r}",
-            hint="for example --max-prune 10 or --max-prune 25%",
-        )
-    value, percent = int(match.group(1)), bool(match.group(2))
-    if percent and value > 100:
-        raise UsageError(f"--max-prune percentage must be at most 100%, not {text!r}")
-    return MaxPrune(value, percent)
+from driftctl.core.planning.objects import Obj, annotations_of, labels_of, metadata
+from driftctl.settings import MaxPrune, Policy
 
 
 def prune_limit(max_prune: MaxPrune | None, managed: int) -> int:
@@ -100,15 +68,6 @@ class PruneVerdict:
 
 
 @dataclass(frozen=True)
-class PruneOptions:
-    """The prune flags of `apply`."""
-
-    prune: bool = True
-    allow_empty: bool = False
-    max_prune: MaxPrune | None = None
-
-
-@dataclass(frozen=True)
 class PruneDecision:
     """The verdict per candidate, in input order, and the refusal message if any."""
 
@@ -117,13 +76,13 @@ class PruneDecision:
 
 
 def check_prunes(
-    candidates: Sequence[Obj], instance: str, counts: tuple[int, int], options: PruneOptions
+    candidates: Sequence[Obj], instance: str, counts: tuple[int, int], policy: Policy
 ) -> PruneDecision:
     """Apply the guards to prune candidates; `counts` is (desired objects, managed objects)."""
     kept = {id(obj): reason for obj in candidates if (reason := _protected(obj, instance))}
     going = [obj for obj in candidates if id(obj) not in kept]
-    refusal = _refusal(len(going), counts, options)
-    if refusal is not None or not options.prune:
+    refusal = _refusal(len(going), counts, policy)
+    if refusal is not None or not policy.prune:
         kept |= {id(obj): refusal or "pruning is off (--no-prune)" for obj in going}
     verdicts = tuple(PruneVerdict(obj, kept.get(id(obj))) for obj in candidates)
     return PruneDecision(verdicts, refusal)
@@ -137,20 +96,20 @@ def _protected(obj: Obj, instance: str) -> str | None:
     return None
 
 
-def _refusal(going: int, counts: tuple[int, int], options: PruneOptions) -> str | None:
+def _refusal(going: int, counts: tuple[int, int], policy: Policy) -> str | None:
     desired, managed = counts
-    if not going or not options.prune:
+    if not going or not policy.prune:
         return None
-    if desired == 0 and not options.allow_empty:
+    if desired == 0 and not policy.allow_empty:
         return (
             f"refusing to prune {going} objects: the desired set is empty "
             "(pass --allow-empty if that is intended)"
         )
-    limit = prune_limit(options.max_prune, managed)
+    limit = prune_limit(policy.max_prune, managed)
     if going > limit:
         return (
             f"refusing to prune {going} objects: more than "
-            f"{_limit_text(options.max_prune, managed, limit)} allows; "
+            f"{_limit_text(policy.max_prune, managed, limit)} allows; "
             "raise --max-prune to allow it"
         )
     return None

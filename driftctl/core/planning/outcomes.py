@@ -1,4 +1,4 @@
-"""What an apply did: every object's outcome (core.entries.ObjectOutcome) and the exit code.
+"""What an apply did: every object's outcome and the exit code.
 
 Values only, built by the shell as it carries out a plan, rendered by render.plan. Every
 object gets exactly one outcome; a failed one carries the reason and the others still
@@ -7,10 +7,44 @@ run. A prune refused by a guard also fails the run: the cluster is not equal to 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
-from driftctl.core.entries import ObjectOutcome, Outcome
+from driftctl.core.planning.actions import Verb
+from driftctl.core.planning.objects import ObjectKey
 from driftctl.errors import ExitCode
+
+
+class Outcome(enum.StrEnum):
+    """What happened to one object when a plan was carried out."""
+
+    CREATED = "created"
+    CONFIGURED = "configured"
+    UNCHANGED = "unchanged"
+    DELETED = "deleted"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+# The outcome of an action carried out without error (replace counts as configured).
+SUCCESS: dict[Verb, Outcome] = {
+    Verb.CREATE: Outcome.CREATED,
+    Verb.UPDATE: Outcome.CONFIGURED,
+    Verb.REPLACE: Outcome.CONFIGURED,
+    Verb.UNCHANGED: Outcome.UNCHANGED,
+    Verb.PRUNE: Outcome.DELETED,
+    Verb.CLEANUP: Outcome.DELETED,
+    Verb.SKIP: Outcome.SKIPPED,
+}
+
+
+@dataclass(frozen=True)
+class ObjectOutcome:
+    """One object's outcome and, for skipped or failed, why."""
+
+    key: ObjectKey
+    outcome: Outcome
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,9 @@
 Only transient failures are retried: a connection that failed (status 0 here), 429 Too
 Many Requests (honouring Retry-After) and 500/502/503/504. 400, 401, 403, 404, 409 and
 422 say something about the request itself; sending it again changes nothing.
+
+Which failures belong to one object (the run goes on without it) and which to the
+cluster (the run stops) is decided here too: `is_object_refusal`.
 Pure: the random number and the remaining time are passed in.
 """
 
@@ -27,6 +30,12 @@ class Backoff:
             return min(max(retry_after, 0.0), self.cap)
         ceiling = min(self.cap, self.base * 2.0**attempt)
         return ceiling / 2 + jitter * ceiling / 2
+
+
+def is_object_refusal(status: int) -> bool:
+    """Whether a refused request says something about its object alone (400, 404, 409, 422
+    ...), not about the cluster or driftctl's credentials (no answer, 401, 403, 5xx)."""
+    return status != CONNECTION_FAILED and status not in (401, 403) and status < 500
 
 
 def is_transient(status: int) -> bool:

@@ -1,17 +1,14 @@
-"""The results of reading desired states: values the pipeline returns and renderers read.
+"""The desired state read from Git: which commit, which WebApps, what was wrong with it.
 
-Plain data, no behaviour beyond naming things: which commit was read, which WebApps it
-declares, what was wrong with it, what changed between two commits. Pure.
+Plain data the pipeline returns and renderers read, no behaviour beyond naming things. Pure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from driftctl.core.desired import Stamp
-from driftctl.core.desired_diff import DesiredDiff
-from driftctl.core.model import WebApp
-from driftctl.core.tree import Snapshot, is_manifest
+from driftctl.core.source.model import WebApp
+from driftctl.core.source.tree import Snapshot, is_manifest
 from driftctl.errors import Problem
 
 
@@ -32,16 +29,12 @@ class Revision:
 
 
 @dataclass(frozen=True)
-class Desired:
+class DesiredState:
     """A validated desired state: the WebApps, warnings, and where they were read."""
 
     webapps: tuple[WebApp, ...]
     warnings: tuple[Problem, ...]
     revision: Revision
-
-    def stamp(self, instance: str) -> Stamp:
-        """What a run writes on every object it applies from this desired state."""
-        return Stamp(instance, self.revision.label, self.revision.source)
 
 
 @dataclass(frozen=True)
@@ -57,14 +50,3 @@ class ValidationReport:
     def valid(self) -> bool:
         """Whether the desired state can be used."""
         return not self.problems
-
-
-@dataclass(frozen=True)
-class DiffReport:
-    """What `diff` found between two commits' desired states."""
-
-    base_ref: str
-    head_ref: str
-    base: Desired
-    head: Desired
-    diff: DesiredDiff

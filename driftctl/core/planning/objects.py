@@ -1,7 +1,7 @@
 """Reading plain API objects: identity and the metadata the core decides on.
 
 Live objects arrive as dicts parsed from the API server's JSON; desired ones as dicts
-from core.desired. This module only reads them; it never builds or changes one.
+from core.planning.manifests. This module only reads them; it never builds or changes one.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ class ObjectKey(NamedTuple):
 
     @property
     def display(self) -> str:
-        """`Kind/namespace/name`, as render.style.object_ref writes every object."""
-        return f"{self.kind}/{self.namespace}/{self.name}"
+        """`Kind/namespace/name`, as every report names an object."""
+        return c.object_ref(self.kind, self.namespace, self.name)
 
 
 def metadata(obj: Obj) -> Obj:

@@ -1,34 +1,44 @@
 """What an object change looks like: the RFC 6902 patch from live to result, and its fields.
 
-Pure. Patches are computed on normalized copies (core.normalize), so server bookkeeping
+Pure. Patches are computed on normalized copies (core.planning.normalize), so server bookkeeping
 never shows as a change. Each field change names the other managers that own the field
 in the live object, so a plan can say who changed it (e.g. `kubectl-scale`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import jsonpatch
 
-from driftctl.core import fieldset as fs
-from driftctl.core.compare import other_managers
-from driftctl.core.normalize import normalize
-from driftctl.core.objects import Obj
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.normalize import normalize
+from driftctl.core.planning.objects import Obj
 
 Operation = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class FieldChange:
-    """One changed field: `op` is add, remove or replace; `before`/`after` unused for add/remove."""
+    """One changed field, as people read it (`spec.template.spec.containers[name=app].image`).
+
+    `op` is add, remove or replace; `before` is unused for add and `after` for remove.
+    `managers` are the other field managers that own the field in the live object.
+    """
 
     path: str
     op: str
     before: Any = None
     after: Any = None
     managers: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, path: str, before: Any, after: Any) -> FieldChange:
+        """A change between two declared values, where None means absent on that side."""
+        op = "add" if before is None else "remove" if after is None else "replace"
+        return cls(path, op, before, after)
 
 
 def patch_between(before: Obj | None, after: Obj) -> list[Operation]:
@@ -75,6 +85,22 @@ def _resolve(doc: Any, pointer: str) -> Any:
         return None
 
 
-def managers_of(changes: list[FieldChange]) -> tuple[str, ...]:
+def managers_of(changes: Iterable[FieldChange]) -> tuple[str, ...]:
     """Every other manager named by any change, sorted."""
     return tuple(sorted({name for change in changes for name in change.managers}))
+
+
+def other_managers(live: Obj, paths: list[fs.FieldPath], manager: str) -> tuple[str, ...]:
+    """The managers other than driftctl's Apply that own any of `paths` (sorted, unique)."""
+    names: set[str] = set()
+    for entry in fs.managed_entries(live):
+        if _is_ours(entry, manager):
+            continue
+        owned = fs.tree_paths(entry.get("fieldsV1") or {})
+        if any(fs.overlaps(owned, path) for path in paths):
+            names.add(str(entry.get("manager", "")))
+    return tuple(sorted(names))
+
+
+def _is_ours(entry: Obj, manager: str) -> bool:
+    return entry.get("manager") == manager and entry.get("operation") == "Apply"

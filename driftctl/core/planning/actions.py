@@ -1,0 +1,257 @@
+"""The plan's data: one small type per action, the candidates for dry-run, and the plan.
+
+Values only: built by core.planning.plan, carried out by the shell, rendered by
+render.plan. Each action type has exactly the fields that action needs, so an impossible
+combination (a replace without the delete that precedes it, a prune with a manifest)
+cannot be built, and the shell never checks one at run time. An action carries
+everything the shell needs to act (manifest, delete options, the guarded finalizer
+patch, what cleanup deletes), so the shell decides nothing.
+
+Every action has a `verb`: the word plans print and JSON reports (`create`, `update`...).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from dataclasses import dataclass
+from typing import ClassVar
+
+from driftctl import conventions as c
+from driftctl.core.planning.changes import FieldChange, Operation, managers_of
+from driftctl.core.planning.objects import Obj, ObjectKey
+
+Patch = tuple[Operation, ...]  # RFC 6902, live -> result
+
+
+class Verb(enum.StrEnum):
+    """How a plan names what a run does with one object."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    PRUNE = "prune"  # delete (through the finalizer for a WebApp): absent from Git
+    CLEANUP = "cleanup"  # a Terminating WebApp whose cleanup is pending
+    REPLACE = "replace"  # an immutable field differs: delete and create again
+    SKIP = "skip"  # nothing will be done, for the reason given
+
+
+CHANGING = frozenset({Verb.CREATE, Verb.UPDATE, Verb.PRUNE, Verb.CLEANUP, Verb.REPLACE})
+
+
+@dataclass(frozen=True)
+class OwnedDelete:
+    """An object cleanup deletes before the finalizer goes, with its delete options."""
+
+    key: ObjectKey
+    body: Obj
+
+
+@dataclass(frozen=True)
+class Create:
+    """Apply `manifest` to create an object the cluster lacks.
+
+    `owner` names the WebApp whose uid a new Deployment's ownerReference still needs: the
+    shell fills it in (bind_owner) once that WebApp is applied.
+    """
+
+    key: ObjectKey
+    reason: str
+    manifest: Obj
+    patch: Patch
+    owner: ObjectKey | None = None
+    verb: ClassVar[Verb] = Verb.CREATE
+
+
+@dataclass(frozen=True)
+class Update:
+    """Apply `manifest` over a live object that differs from Git (or whose fields moved)."""
+
+    key: ObjectKey
+    reason: str
+    manifest: Obj
+    patch: Patch
+    changes: tuple[FieldChange, ...]
+    owner: ObjectKey | None = None
+    verb: ClassVar[Verb] = Verb.UPDATE
+
+    @property
+    def managers(self) -> tuple[str, ...]:
+        """The other field managers of the changed fields (who changed them)."""
+        return managers_of(self.changes)
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """Nothing to write: the live object equals Git."""
+
+    key: ObjectKey
+    reason: str = ""
+    verb: ClassVar[Verb] = Verb.UNCHANGED
+
+
+@dataclass(frozen=True)
+class Replace:
+    """An immutable field differs: delete the live object (`delete`), then apply `manifest`."""
+
+    key: ObjectKey
+    reason: str
+    manifest: Obj
+    patch: Patch
+    changes: tuple[FieldChange, ...]
+    delete: Obj
+    verb: ClassVar[Verb] = Verb.REPLACE
+
+    @property
+    def managers(self) -> tuple[str, ...]:
+        return managers_of(self.changes)
+
+
+@dataclass(frozen=True)
+class Prune:
+    """Delete what Git no longer declares; a WebApp's cleanup then runs (`owned`, finalizer)."""
+
+    key: ObjectKey
+    reason: str
+    delete: Obj  # DeleteOptions with uid and resourceVersion preconditions
+    finalizer_patch: Patch = ()  # guarded removal after cleanup (WebApps only)
+    owned: tuple[OwnedDelete, ...] = ()  # what cleanup deletes first (WebApps only)
+    verb: ClassVar[Verb] = Verb.PRUNE
+
+
+@dataclass(frozen=True)
+class Cleanup:
+    """Finish a deletion someone asked for: delete what the WebApp owns, remove the finalizer."""
+
+    key: ObjectKey
+    reason: str
+    finalizer_patch: Patch
+    owned: tuple[OwnedDelete, ...]
+    verb: ClassVar[Verb] = Verb.CLEANUP
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Nothing is done, for `reason`. `changes` is drift that stays (a replace not allowed)."""
+
+    key: ObjectKey
+    reason: str
+    changes: tuple[FieldChange, ...] = ()
+    verb: ClassVar[Verb] = Verb.SKIP
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The API server refused the dry-run (e.g. 422 Invalid): Git cannot be applied; apply
+    reports the object failed."""
+
+    key: ObjectKey
+    reason: str
+    error: str
+    verb: ClassVar[Verb] = Verb.SKIP
+
+
+Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refused
+Removal = Prune | Cleanup
+
+
+def patch_of(action: Action) -> Patch:
+    """The patch from the live object to the result (empty where nothing is applied)."""
+    if isinstance(action, Create | Update | Replace):
+        return action.patch
+    return ()
+
+
+def changes_of(action: Action) -> tuple[FieldChange, ...]:
+    """The field changes an action makes, or would make (a blocked replace)."""
+    if isinstance(action, Update | Replace | Skip):
+        return action.changes
+    return ()
+
+
+def is_changing(action: Action) -> bool:
+    """Whether carrying out this action writes to the cluster."""
+    return action.verb in CHANGING
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An object the prefilter could not clear: send `manifest` as a dry-run apply."""
+
+    key: ObjectKey
+    manifest: Obj
+    live: Obj | None
+
+
+@dataclass(frozen=True)
+class DryRunError:
+    """The API server refused a dry-run (e.g. 422 Invalid); the message says why."""
+
+    message: str
+
+
+DryRunResult = Obj | DryRunError | None  # None: the server created it and sent no body
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """The plan so far: decided actions and candidates, in the order of the plan."""
+
+    slots: tuple[Action | Candidate, ...]
+    declared: tuple[ObjectKey, ...]
+    refusals: tuple[str, ...]
+    revision: str
+    manager: str
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        """The objects to dry-run, each with the manifest to send."""
+        return tuple(slot for slot in self.slots if isinstance(slot, Candidate))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every object's action, the WebApps Git declares, and the guards' refusals.
+
+    `actions` are in the order a person reads them: removals first, then each WebApp
+    followed by its Deployment. `stages` is the order to act in: each stage finishes
+    before the next starts, and the actions inside one stage are independent of each
+    other (removals; then WebApps; then the Deployments that need their WebApp's uid).
+    """
+
+    actions: tuple[Action, ...]
+    declared: tuple[ObjectKey, ...] = ()  # WebApps whose status a run writes
+    refusals: tuple[str, ...] = ()
+    revision: str = ""
+
+    @property
+    def stages(self) -> tuple[tuple[Action, ...], ...]:
+        removals = tuple(a for a in self.actions if isinstance(a, Prune | Cleanup))
+        rest = [a for a in self.actions if not isinstance(a, Prune | Cleanup)]
+        webapps = tuple(a for a in rest if a.key.kind == c.KIND)
+        others = tuple(a for a in rest if a.key.kind != c.KIND)
+        return removals, webapps, others
+
+    def count(self, verb: Verb) -> int:
+        """How many actions have `verb`."""
+        return sum(1 for action in self.actions if action.verb is verb)
+
+    @property
+    def has_changes(self) -> bool:
+        """Whether applying the plan would write anything."""
+        return any(is_changing(action) for action in self.actions)
+
+    @property
+    def differs(self) -> bool:
+        """Whether the cluster differs from Git (plan's exit code 1): a change to make, or
+        drift that this run's flags leave in place (a replace without --recreate)."""
+        return self.has_changes or any(changes_of(action) for action in self.actions)
+
+
+def bind_owner(manifest: Obj, owner_uid: str) -> Obj:
+    """A copy of a Deployment manifest whose WebApp ownerReference gets `owner_uid`."""
+    out = copy.deepcopy(manifest)
+    for ref in out.get("metadata", {}).get("ownerReferences", []):
+        if ref.get("kind") == c.KIND and not ref.get("uid"):
+            ref["uid"] = owner_uid
+    return out

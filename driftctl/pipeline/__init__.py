@@ -1,0 +1,1 @@
+"""Sequencing of each command: `offline` for the Git-only commands, `cluster` for the rest."""

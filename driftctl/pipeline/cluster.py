@@ -1,0 +1,134 @@
+"""Sequencing of the cluster commands: desired state, live state, plan; for apply, the lock.
+
+`plan` reads (LIST pages and dry-runs) and never writes. `apply` takes the run lock
+first, then plans and carries the plan out. `unlock` frees the lock. Each function is one
+command's flow; none decides anything itself or prints anything.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from driftctl.core.cluster.lease import LeaseRef
+from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.outcomes import ApplyReport
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.source.desired_state import DesiredState
+from driftctl.pipeline.offline import load_desired
+from driftctl.settings import Cluster, Lock, Policy, Source
+from driftctl.shell.apply import Applier, Progress, dry_run
+from driftctl.shell.cleanup import Deleter
+from driftctl.shell.events import Recorder
+from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
+from driftctl.shell.live_state import read_live
+from driftctl.shell.lock import RunLock, break_lock
+
+Notice = Callable[[str], None]  # where retries are reported as they happen
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A plan and the desired state it was made from."""
+
+    desired: DesiredState
+    plan: Plan
+
+
+def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
+    api = connect(cluster.kubeconfig, cluster.context, pool_size=cluster.concurrency + 1)
+    return Kube(api, Deadline(cluster.timeout), notice=notice)
+
+
+def make_plan(
+    kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy
+) -> tuple[Plan, LiveState]:
+    """Live state, local decisions, dry-runs of the candidates, exact plan."""
+    live = read_live(kube, cluster.instance)
+    stamp = Stamp.of(desired, cluster.instance)
+    preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager)
+    results = dry_run(kube, preparation.candidates, cluster.field_manager, cluster.concurrency)
+    return finish(preparation, results), live
+
+
+def plan(
+    source: Source,
+    cluster: Cluster,
+    policy: Policy,
+    *,
+    environ: Mapping[str, str],
+    notice: Notice,
+) -> Planned:
+    """The `plan` command: what apply would do, with no write and no lock."""
+    desired = load_desired(source, environ)
+    made, _ = make_plan(open_cluster(cluster, notice), desired, cluster, policy)
+    return Planned(desired, made)
+
+
+def apply(
+    source: Source,
+    cluster: Cluster,
+    policy: Policy,
+    lock: Lock,
+    *,
+    environ: Mapping[str, str],
+    notice: Notice,
+    progress: Progress,
+) -> ApplyReport:
+    """The `apply` command: lock, plan, carry out, write status; one outcome per object."""
+    desired = load_desired(source, environ)  # bad input stops before any request
+    kube = open_cluster(cluster, notice)
+    run_lock = RunLock(kube, lease_of(cluster, lock), holder_identity())
+    run_lock.acquire(lock.timeout)
+    with run_lock:
+        made, live = make_plan(kube, desired, cluster, policy)
+        now = datetime.datetime.now(datetime.UTC)
+        applier = Applier(
+            kube,
+            Deleter(kube, cluster.field_manager),
+            Recorder(kube, now),
+            now,
+            cluster.field_manager,
+            cluster.concurrency,
+            progress=progress,
+            stop_requested=lambda: stop_reason(kube, run_lock),
+        )
+        return applier.carry_out(made, live)
+
+
+def lease_of(cluster: Cluster, lock: Lock) -> LeaseRef:
+    """The Lease of this instance's run lock (its namespace: the Pod's by default)."""
+    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance)
+
+
+def stop_reason(kube: Kube, lock: RunLock) -> str | None:
+    """Why the rest of a run must not write: its lock was lost, or its --timeout ran out."""
+    if lock.lost:
+        return "the run lost its lock; the next run goes on"
+    if kube.deadline.remaining() <= 0:
+        return f"the run's --timeout ({kube.deadline.seconds:g}s) ran out; the next run goes on"
+    return None
+
+
+@dataclass(frozen=True)
+class Unlocked:
+    """What `unlock` did: which Lease, and who held it (None: nobody)."""
+
+    lease: LeaseRef
+    holder: str | None
+
+
+def unlock(cluster: Cluster, lock: Lock, *, notice: Notice) -> Unlocked:
+    """The `unlock` command: free this instance's Lease."""
+    ref = lease_of(cluster, lock)
+    return Unlocked(ref, break_lock(open_cluster(cluster, notice), ref))
+
+
+def holder_identity() -> str:
+    """Who holds the lock: the host (the Pod's name in a CronJob) and the process."""
+    return f"{socket.gethostname()}/{os.getpid()}"

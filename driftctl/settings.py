@@ -1,0 +1,133 @@
+"""One settings model: every flag of every command as a typed value, validated once.
+
+The command line builds these from its flags (each flag also reads a `DRIFTCTL_*`
+environment variable) and hands them down unchanged; nothing below the command line
+parses a flag again. A value that cannot work raises UsageError here, before Git or the
+cluster is touched. Pure: no environment, no files.
+
+- `Source`: where the desired state is read and how documents are validated;
+- `Cluster`: how to reach the cluster and which objects are this instance's;
+- `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
+  so both say the same thing;
+- `Lock`: the run lock, which only `apply` takes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from driftctl import conventions as c
+from driftctl.errors import UsageError
+from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
+
+MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
+_MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the desired state is read, and how its documents are validated."""
+
+    repo: str = "."
+    ref: str | None = None  # None: the working tree of a local path, a URL's default branch
+    path: str = ""  # folder inside the repository ("": its root)
+    cache_dir: Path | None = None  # None: ~/.cache/driftctl/repos
+    namespace: str = c.DEFAULT_NAMESPACE  # of WebApps that name none
+    skip_unknown_kinds: bool = False
+
+    def __post_init__(self) -> None:
+        problem = label_problem(self.namespace)
+        if problem is not None:
+            raise UsageError(f"--namespace {problem}")
+
+    def at(self, ref: str | None) -> Source:
+        """The same repository and folder at another ref (None: the working tree)."""
+        return replace(self, ref=ref)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """How to reach the cluster, and which objects are this instance's."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    instance: str = c.DEFAULT_INSTANCE
+    field_manager: str = c.FIELD_MANAGER
+    timeout: float = 300.0  # seconds for the whole run, retries included
+    concurrency: int = 4  # requests in flight at once
+
+    def __post_init__(self) -> None:
+        problem = instance_problem(self.instance)
+        if problem is not None:
+            raise UsageError(f"--instance {problem}")
+        if not self.field_manager or len(self.field_manager) > MAX_FIELD_MANAGER:
+            raise UsageError(
+                f"--field-manager must be 1 to {MAX_FIELD_MANAGER} characters, "
+                f"got {len(self.field_manager)}"
+            )
+
+
+def instance_problem(instance: str) -> str | None:
+    """Why `instance` cannot name an instance: it is a label value and part of a Lease name."""
+    if not instance:
+        return "must not be empty"
+    return label_value_problem(instance) or subdomain_problem(c.lease_name(instance))
+
+
+@dataclass(frozen=True)
+class MaxPrune:
+    """A limit on deletions per run: a count, or a percentage of the managed set."""
+
+    value: int
+    percent: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> MaxPrune:
+        """`N` (a count) or `P%` (0-100 percent of the managed WebApps)."""
+        match = _MAX_PRUNE.match(text.strip())
+        if match is None:
+            raise UsageError(
+                f"--max-prune must be a count N or a percentage P%, not {text!r}",
+                hint="for example --max-prune 10 or --max-prune 25%",
+            )
+        value, percent = int(match.group(1)), bool(match.group(2))
+        if percent and value > 100:
+            raise UsageError(f"--max-prune percentage must be at most 100%, not {text!r}")
+        return cls(value, percent)
+
+    def limit(self, managed: int) -> int:
+        """How many deletions are allowed when `managed` objects are managed."""
+        return managed * self.value // 100 if self.percent else self.value
+
+    def __str__(self) -> str:
+        return f"{self.value}%" if self.percent else str(self.value)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What apply may do. `plan` takes the same flags, so plan and apply say the same."""
+
+    prune: bool = True
+    allow_empty: bool = False  # prune even when Git declares no WebApp at all
+    max_prune: MaxPrune | None = None  # None: half the managed set
+    recreate: bool = False  # delete and create again objects whose immutable fields changed
+
+    @classmethod
+    def of(cls, *, prune: bool, allow_empty: bool, max_prune: str | None, recreate: bool) -> Policy:
+        """The policy from its flags as typed (--max-prune as text)."""
+        limit = MaxPrune.parse(max_prune) if max_prune is not None else None
+        return cls(prune, allow_empty, limit, recreate)
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The run lock of `apply`: a Lease driftctl-<instance>."""
+
+    namespace: str | None = None  # None: the Pod's namespace in a cluster, else default
+    timeout: float = 0.0  # seconds to wait for another run's lock
+
+    def __post_init__(self) -> None:
+        if self.namespace is not None and (problem := label_problem(self.namespace)):
+            raise UsageError(f"--lock-namespace {problem}")

@@ -1,0 +1,84 @@
+"""Every flag is checked once, when the settings are built: a bad one exits 2 with its reason
+before Git or the cluster is touched, whether it came from the command line or from its
+DRIFTCTL_* environment variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftctl.errors import UsageError
+from driftctl.settings import Cluster, Lock, MaxPrune, Policy, Source
+from tests.clirun import run_driftctl
+
+# Neither exists: reading either would fail with exit 4, so exit 2 proves nothing was read.
+NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconfig"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [
+        pytest.param(["--instance", "Blue_Team"], "--instance must be", id="instance-not-a-name"),
+        pytest.param(["--instance", ""], "--instance must not be empty", id="instance-empty"),
+        pytest.param(["--instance", "a" * 64], "--instance must be", id="instance-too-long"),
+        pytest.param(["--namespace", "Web"], "--namespace must be", id="namespace-uppercase"),
+        pytest.param(["--field-manager", "m" * 129], "--field-manager must be", id="manager"),
+        pytest.param(["--max-prune", "many"], "--max-prune must be a count", id="max-prune"),
+        pytest.param(["--max-prune", "101%"], "at most 100%", id="max-prune-percent"),
+        pytest.param(["--lock-namespace", "a.b"], "--lock-namespace must be", id="lock-ns"),
+    ],
+)
+def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
+    flags: list[str],
+    reason: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran = run_driftctl(["apply", *NOWHERE, *flags], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert reason in ran.err
+    assert "Traceback" not in ran.err
+
+
+def test_flags_are_read_from_their_environment_variables(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTCTL_MAX_PRUNE", "lots")
+
+    ran = run_driftctl(["plan", *NOWHERE], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert "--max-prune must be a count N or a percentage P%, not 'lots'" in ran.err
+
+
+def test_the_command_line_wins_over_the_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTCTL_INSTANCE", "Not_Valid")
+
+    ran = run_driftctl(["plan", *NOWHERE, "--instance", "blue"], capsys, monkeypatch)
+
+    assert ran.code == 4, "a valid --instance on the command line gets past the settings"
+    assert "/nonexistent/repo" in ran.err
+
+
+def test_help_names_the_environment_variable_of_each_flag(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = run_driftctl(["apply", "--help"], capsys, monkeypatch)
+
+    for variable in ("DRIFTCTL_REPO", "DRIFTCTL_MAX_PRUNE", "DRIFTCTL_PRUNE", "KUBECONFIG"):
+        assert variable in ran.out
+
+
+def test_settings_hold_typed_values() -> None:
+    policy = Policy.of(prune=True, allow_empty=False, max_prune="25%", recreate=True)
+
+    assert policy.max_prune == MaxPrune(25, percent=True)
+    assert Source(repo=str(Path("x")), namespace="web").at("main").ref == "main"
+    assert Cluster(instance="shard-1.eu").instance == "shard-1.eu"
+    assert Lock().namespace is None
+    with pytest.raises(UsageError, match="--instance"):
+        Cluster(instance="-leading-dash")
