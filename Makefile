@@ -1,22 +1,23 @@
 # The two entry points: `make test` and `make demo`. Each does all of its own set-up:
-# a virtual environment with the project and its test extras, and the control plane
+# a virtual environment with the project and its test extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
-# into ~/.cache/driftctl when that cache is missing.
+# into ~/.cache/driftctl when that cache is missing, and the Prometheus Pushgateway the
+# metrics tests push to (Debian's prometheus-pushgateway) when it is not installed.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint unit integration bench controlplane venv clean
+.PHONY: test demo lint unit integration bench controlplane pushgateway venv clean
 
-test: lint controlplane
+test: lint controlplane pushgateway
 	$(BIN)/pytest
 
 unit: $(INSTALLED)
 	$(BIN)/pytest tests/unit
 
-integration: $(INSTALLED) controlplane
+integration: $(INSTALLED) controlplane pushgateway
 	$(BIN)/pytest tests/integration
 
 lint: $(INSTALLED)
@@ -34,6 +35,9 @@ demo: $(INSTALLED) controlplane
 
 controlplane:
 	bash tests/controlplane/build.sh >/dev/null
+
+pushgateway:
+	bash tests/pushgateway/install.sh >/dev/null
 
 venv: $(INSTALLED)
 
