@@ -37,9 +37,19 @@ PRUNE_DISABLED: Final = "disabled"
 DEFAULT_NAMESPACE: Final = "default"
 
 
-def lease_name(instance: str) -> str:
-    """The run lock of one instance: a coordination.k8s.io/v1 Lease."""
-    return f"driftctl-{instance}"
+def lease_name(instance: str, shard: int | None = None) -> str:
+    """The run lock of one instance (or of one of its shards): a coordination.k8s.io/v1 Lease.
+
+    An unsharded instance keeps `driftctl-<instance>`; shard I of a sharded one holds
+    `driftctl-<instance>-shard-<I>`, whatever the shard count, so two runs of one index
+    exclude each other even across a change of --shard-count.
+    """
+    if shard is None:
+        return f"driftctl-{instance}"
+    return f"driftctl-{instance}-shard-{shard}"
+
+
+METRICS_JOB: Final = "driftctl"  # the Pushgateway grouping key's job
 
 
 def object_ref(kind: str, namespace: str, name: str) -> str:

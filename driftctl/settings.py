@@ -9,12 +9,15 @@ cluster is touched. Pure: no environment, no files.
 - `Cluster`: how to reach the cluster and which objects are this instance's;
 - `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
   so both say the same thing;
-- `Lock`: the run lock, which only `apply` takes.
+- `Lock`: the run lock, which only `apply` takes;
+- `Shard`: which part of the instance's WebApps one process plans and applies;
+- `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
 """
 
 from __future__ import annotations
 
 import re
+import urllib.parse
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from driftctl.errors import UsageError
 from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
+MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values
 _MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
 
 
@@ -131,3 +135,69 @@ class Lock:
     def __post_init__(self) -> None:
         if self.namespace is not None and (problem := label_problem(self.namespace)):
             raise UsageError(f"--lock-namespace {problem}")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count`: this process plans, applies and prunes only its WebApps.
+
+    Which WebApp belongs to which shard is core.planning.shards' stable hash of its
+    namespace/name. One shard of one (the default) is the whole instance.
+    """
+
+    index: int = 0
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= MAX_SHARDS:
+            raise UsageError(f"--shard-count must be 1 to {MAX_SHARDS}, got {self.count}")
+        if not 0 <= self.index < self.count:
+            raise UsageError(
+                f"--shard-index must be 0 to {self.count - 1} for --shard-count {self.count}, "
+                f"got {self.index}",
+                hint="the index comes from --shard-index, DRIFTCTL_SHARD_INDEX or an Indexed "
+                "Job's JOB_COMPLETION_INDEX; --shard-count must equal the Job's completions",
+            )
+
+    @property
+    def sharded(self) -> bool:
+        """Whether the instance is split at all."""
+        return self.count > 1
+
+    def __str__(self) -> str:
+        return f"shard {self.index} of {self.count}"
+
+
+WHOLE = Shard()  # an unsharded run: shard 0 of 1
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Where `apply` pushes its metrics when the run ends (None: nowhere)."""
+
+    pushgateway: str | None = None  # http(s)://host[:port][/prefix]
+
+    def __post_init__(self) -> None:
+        if self.pushgateway is not None and (problem := pushgateway_problem(self.pushgateway)):
+            raise UsageError(
+                f"--pushgateway {problem}", hint="for example --pushgateway http://pushgateway:9091"
+            )
+
+
+def pushgateway_problem(url: str) -> str | None:
+    """Why `url` cannot name a Pushgateway; credentials in it are refused (they would be
+    printed with every failed push), and never repeated in the message."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return "is not a URL"
+    if parts.scheme not in ("http", "https"):
+        return "must start with http:// or https://"
+    if "@" in parts.netloc:
+        return "must not carry credentials (user:password@)"
+    if not parts.hostname:
+        return "has no host"
+    if parts.query or parts.fragment:
+        return "must not have a query or fragment"
+    return None

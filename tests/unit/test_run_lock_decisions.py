@@ -9,6 +9,7 @@ import pytest
 
 from driftctl.core.cluster import lease
 from driftctl.kube_formats import api_micro_time
+from driftctl.settings import Shard
 
 NOW = datetime.datetime(2026, 11, 30, 12, 0, 0, tzinfo=datetime.UTC)
 OPS = lease.LeaseRef("ops", "default")
@@ -76,3 +77,12 @@ def test_a_released_lease_has_no_holder_and_is_free_at_once() -> None:
     assert "holderIdentity" not in released["spec"]
     assert lease.decide(released, "someone-else", NOW) is lease.Step.TAKE
     assert lease.holder(released) is None
+
+
+def test_each_shard_of_a_sharded_instance_holds_its_own_lease() -> None:
+    names = {lease.LeaseRef("ops", "blue", Shard(index, 3)).name for index in range(3)}
+
+    assert names == {"driftctl-blue-shard-0", "driftctl-blue-shard-1", "driftctl-blue-shard-2"}
+    assert lease.LeaseRef("ops", "blue", Shard(0, 1)).name == "driftctl-blue"  # unsharded
+    # One index holds one Lease whatever the count, so runs of one index never overlap.
+    assert lease.LeaseRef("ops", "blue", Shard(1, 2)).name == "driftctl-blue-shard-1"

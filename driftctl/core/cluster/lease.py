@@ -5,8 +5,9 @@ not renewed it within leaseDurationSeconds (the holder died); it is ours when we
 Every write goes with the resourceVersion that was read, so two runs racing for a free
 Lease cannot both win: the loser gets 409 and looks again. Pure: `now` is passed in.
 
-A Lease is named by a `LeaseRef` (namespace and instance): its name is computed there,
-once, and never parsed back.
+A Lease is named by a `LeaseRef` (namespace, instance and shard): its name is computed
+there, once, and never parsed back. Each shard of a sharded instance holds its own Lease,
+so shards run at the same time while two runs of one shard still exclude each other.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.kube_formats import api_micro_time, parse_api_time
+from driftctl.settings import WHOLE, Shard
 
 
 class Step(enum.Enum):
@@ -28,14 +30,16 @@ class Step(enum.Enum):
 
 @dataclass(frozen=True)
 class LeaseRef:
-    """Which Lease is one instance's run lock: `driftctl-<instance>` in a namespace."""
+    """Which Lease is one instance's (or shard's) run lock, in a namespace."""
 
     namespace: str
     instance: str
+    shard: Shard = WHOLE
 
     @property
     def name(self) -> str:
-        return c.lease_name(self.instance)
+        """`driftctl-<instance>`, or `driftctl-<instance>-shard-<index>` when sharded."""
+        return c.lease_name(self.instance, self.shard.index if self.shard.sharded else None)
 
     @property
     def display(self) -> str:

@@ -1,7 +1,10 @@
 """The live state of one instance: its WebApps and Deployments as the cluster shows them.
 
 Read by shell.live_state (paged LISTs), indexed here by (namespace, name) for pairing
-with the desired state. Pure: values and lookups only.
+with the desired state. A sharded run narrows it to its own shard (`within`) before
+pairing, so nothing of another shard is ever planned, counted by a guard or pruned; the
+uids of the other shards' WebApps are kept, so a Deployment they own is not taken for an
+orphan. Pure: values and lookups only.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from dataclasses import dataclass
 
 from driftctl.core.planning.guards import is_ours
 from driftctl.core.planning.objects import Obj, is_terminating, key_of, owner_uids, uid
+from driftctl.core.planning.shards import owns
+from driftctl.settings import Shard
 
 Place = tuple[str, str]  # (namespace, name)
 
@@ -21,6 +26,7 @@ class LiveState:
 
     webapps: dict[Place, Obj]
     deployments: dict[Place, Obj]
+    other_owners: frozenset[str] = frozenset()  # uids of live WebApps of other shards
 
     @classmethod
     def of(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
@@ -28,6 +34,17 @@ class LiveState:
         return cls(
             {key_of(obj)[1:]: obj for obj in webapps},
             {key_of(obj)[1:]: obj for obj in deployments},
+        )
+
+    def within(self, shard: Shard) -> LiveState:
+        """The part of the live state that belongs to `shard` (all of it when unsharded)."""
+        if not shard.sharded:
+            return self
+        others = {uid(obj) for place, obj in self.webapps.items() if not owns(shard, *place)}
+        return LiveState(
+            {place: obj for place, obj in self.webapps.items() if owns(shard, *place)},
+            {place: obj for place, obj in self.deployments.items() if owns(shard, *place)},
+            self.other_owners | others,
         )
 
     def objects(self) -> Iterable[Obj]:
@@ -39,8 +56,8 @@ class LiveState:
         return [dep for dep in self.deployments.values() if uid(webapp) in owner_uids(dep)]
 
     def orphans(self, instance: str) -> list[Obj]:
-        """This instance's live Deployments whose owner WebApp is not live."""
-        owners = {uid(obj) for obj in self.webapps.values()}
+        """This instance's live Deployments whose owner WebApp is not live (in any shard)."""
+        owners = {uid(obj) for obj in self.webapps.values()} | self.other_owners
         return [
             dep
             for dep in self.deployments.values()

@@ -9,6 +9,12 @@
    dry-run result equals the normalized live object, with the same fields owned, is
    unchanged.
 
+A sharded run plans only its shard (core.planning.shards): the desired WebApps and the
+live state are narrowed to it before pairing, so another shard's object is never planned,
+counted by a prune guard or pruned, and a WebApp that moved to another shard (the shard
+count changed) is simply no longer seen by its old one. Only the empty-desired-set guard
+looks at the whole of Git: a shard without WebApps is normal, an empty Git is not.
+
 Nothing here talks to the cluster; the shell sends the dry-runs and carries out the plan.
 The plan lists deletions and pending cleanups first, then each WebApp before its
 Deployment; `Plan.stages` is the order the shell acts in. Every choice of what apply will
@@ -55,8 +61,9 @@ from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
+from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import WebApp
-from driftctl.settings import Policy
+from driftctl.settings import WHOLE, Policy, Shard
 
 Slot = Action | Candidate
 
@@ -67,17 +74,24 @@ def prepare(
     stamp: Stamp,
     policy: Policy | None = None,
     manager: str = c.FIELD_MANAGER,
+    *,
+    shard: Shard = WHOLE,
 ) -> Preparation:
-    """Pair desired and live objects and decide all that can be decided without the server."""
+    """Pair desired and live objects of `shard` and decide all that can be decided without
+    the server."""
     policy = policy or Policy()
+    mine = sorted((app for app in desired if owns(shard, *app.key)), key=lambda app: app.key)
+    view = live.within(shard)
     removals: list[Slot] = []
     applies: list[Slot] = []
-    for app in sorted(desired, key=lambda app: app.key):
-        before, during = _plan_app(app, live, stamp, policy, manager)
+    for app in mine:
+        before, during = _plan_app(app, view, stamp, policy, manager)
         removals += before
         applies += during
-    pruned, refusals = plan_removals(desired, live, stamp.instance, policy)
-    declared = tuple(ObjectKey(c.KIND, *app.key) for app in sorted(desired, key=lambda a: a.key))
+    # The whole desired set: the live view holds only this shard, and the empty-set guard
+    # is about Git, not about this shard's share of it.
+    pruned, refusals = plan_removals(desired, view, stamp.instance, policy)
+    declared = tuple(ObjectKey(c.KIND, *app.key) for app in mine)
     return Preparation(
         tuple(_ordered([*removals, *pruned]) + applies),
         declared,

@@ -42,7 +42,11 @@ def _owned(live: Obj, state: LiveState) -> tuple[OwnedDelete, ...]:
 def plan_removals(
     desired: Sequence[WebApp], state: LiveState, instance: str, policy: Policy
 ) -> tuple[list[Removal], tuple[str, ...]]:
-    """Cleanups of Terminating WebApps, and prunes (guarded) of what Git no longer declares."""
+    """Cleanups of Terminating WebApps, and prunes (guarded) of what Git no longer declares.
+
+    `desired` is everything Git declares; `state` may be one shard's part of the live
+    state, so --max-prune counts that shard's managed objects.
+    """
     wanted = {app.key for app in desired}
     removals: list[Removal] = []
     candidates: list[Obj] = []
