@@ -152,6 +152,29 @@ def _credentials(url: RepoUrl, environ: Mapping[str, str]) -> Credentials | None
     return url.credentials
 
 
+def secrets_of(repo: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Every secret a run may hold for `repo`: the token or URL password, and the header
+    value git is given. For a last redaction of what a run logs; nothing is fetched."""
+    found: list[Credentials] = []
+    token = environ.get(TOKEN_ENV)
+    if token:
+        found.append(Credentials(environ.get(USERNAME_ENV) or DEFAULT_USERNAME, token))
+    if is_url(repo):
+        try:
+            in_url = parse_repo_url(repo).credentials
+        except SourceError:
+            in_url = None  # refused before any credential is used
+        found += [in_url] if in_url else []
+    return tuple(
+        secret for credentials in found for secret in (credentials.secret, _basic(credentials))
+    )
+
+
+def _basic(credentials: Credentials) -> str:
+    """The base64 `user:secret` of an HTTP Basic Authorization header."""
+    return base64.b64encode(f"{credentials.username}:{credentials.secret}".encode()).decode()
+
+
 def _with_credentials(env: dict[str, str], url: RepoUrl, credentials: Credentials) -> str:
     """Adds an Authorization header for the URL's host only; returns the header's secret part."""
     if url.scheme not in ("https", "http"):
@@ -159,8 +182,7 @@ def _with_credentials(env: dict[str, str], url: RepoUrl, credentials: Credential
             f"a token ({TOKEN_ENV} or user:password in the URL) works only with https://",
             hint="for ssh, use an SSH key or agent",
         )
-    basic = f"{credentials.username}:{credentials.secret}".encode()
-    encoded = base64.b64encode(basic).decode()
+    encoded = _basic(credentials)
     env["GIT_CONFIG_COUNT"] = "1"
     env["GIT_CONFIG_KEY_0"] = f"http.{url.origin}.extraHeader"
     env["GIT_CONFIG_VALUE_0"] = f"Authorization: Basic {encoded}"
