@@ -4,14 +4,24 @@ Each command takes plain click options, builds the settings (driftctl.settings v
 them), makes one pipeline call, prints what it returns and exits with the code from
 errors.ExitCode. No decision is made here. Every flag also reads an environment variable,
 `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`), so a CronJob can be
-configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`.
+configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`, `--shard-index` also
+`JOB_COMPLETION_INDEX` (an Indexed Job's).
+
+`plan` and `apply` log as text for a person (the default) or, with `--log-format json`,
+as one JSON object per line on stderr (render.log): then stdout carries only what `-o`
+asks for, and nothing else is printed, so a log pipeline can parse every line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import datetime
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,18 +29,21 @@ import click
 
 from driftctl import __version__
 from driftctl import conventions as c
+from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 from driftctl.pipeline import cluster as run
 from driftctl.pipeline import offline
+from driftctl.render import log as log_render
 from driftctl.render import offline as offline_render
 from driftctl.render import plan as plan_render
 from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
-from driftctl.settings import Cluster, Lock, Policy, Source
+from driftctl.settings import Cluster, Lock, Metrics, Policy, Shard, Source
 from driftctl.shell.apply import Progress
+from driftctl.shell.git_source import secrets_of
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"
@@ -255,6 +268,30 @@ policy_flags = stacked(
 )
 """--prune/--no-prune, --allow-empty, --max-prune, --recreate: what apply may do."""
 
+shard_flags = stacked(
+    flag(
+        "shard-count",
+        type=click.IntRange(min=1),
+        default=1,
+        help="Split the instance's WebApps into this many shards (an Indexed Job's completions).",
+    ),
+    flag(
+        "shard-index",
+        env=["JOB_COMPLETION_INDEX"],
+        type=click.IntRange(min=0),
+        default=0,
+        help="This run's shard, 0 to count-1 (an Indexed Job sets JOB_COMPLETION_INDEX).",
+    ),
+)
+"""--shard-count, --shard-index: plan, apply and prune only one shard's WebApps."""
+
+log_format_flag = flag(
+    "log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="text for a person; json: one JSON object per line on stderr, for a log pipeline.",
+)
+
 lock_namespace_flag = flag(
     "lock-namespace",
     help="Namespace of the run lock, Lease driftctl-<instance> (default: the Pod's namespace "
@@ -262,14 +299,140 @@ lock_namespace_flag = flag(
 )
 
 
-def _notice(line: str) -> None:
-    """Something a person watching the run should know now (a retry), on stderr."""
-    click.echo(f"note: {line}", err=True)
+class TextLog:
+    """A cluster command's log for a person: object lines on stdout, the rest on stderr."""
+
+    def __init__(self, style: Style) -> None:
+        self.style = style
+
+    @contextlib.contextmanager
+    def run(self, command: str) -> Iterator[None]:
+        """Errors go up to main(), which prints them."""
+        yield
+
+    def retry(self, line: str) -> None:
+        """Something a person watching the run should know now (a retry), on stderr."""
+        click.echo(f"note: {line}", err=True)
+
+    def warn(self, line: str) -> None:
+        click.echo(f"warning: {line}", err=True)
+
+    def warnings(self, desired_warnings: Sequence[object]) -> None:
+        for warning in desired_warnings:
+            self.warn(str(warning))
+
+    def progress(self, output: str) -> Progress:
+        """Text output as apply goes: a line per changed object and per status written."""
+        if output != "text":
+            return Progress()
+
+        def outcome(item: ObjectOutcome) -> None:
+            if item.outcome is not Outcome.UNCHANGED:
+                click.echo(plan_render.outcome_line(item, self.style))
+
+        def status(key: ObjectKey, written: dict[str, Any]) -> None:
+            click.echo(plan_render.status_line(key, written, self.style))
+
+        return Progress(outcome, status)
+
+    def planned(self, plan: Plan) -> None:
+        """Apply is about to carry out `plan` (the text log says nothing yet)."""
+
+    def plan_done(self, plan: Plan) -> None:
+        """The plan was printed on stdout already."""
+
+    def applied(self, report: ApplyReport, output: str) -> None:
+        if output == "text":
+            for refusal in report.refusals:
+                click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
+            click.echo(plan_render.outcome_summary(report.outcomes))
 
 
-def _warn(desired_warnings: Sequence[object]) -> None:
-    for warning in desired_warnings:
-        click.echo(f"warning: {warning}", err=True)
+class JsonLog:
+    """A cluster command's log as JSON lines on stderr (render.log), one write per line.
+
+    Lines come from several threads (retries are reported by the workers sending
+    requests), so each is written whole under a lock.
+    """
+
+    def __init__(self, context: log_render.LogContext) -> None:
+        self.context = context
+        self._lock = threading.Lock()
+        self._started = time.monotonic()
+
+    def write(self, record: log_render.Record) -> None:
+        line = log_render.json_line(record, self.context, datetime.datetime.now(datetime.UTC))
+        with self._lock:
+            click.echo(line, err=True)
+
+    @property
+    def duration(self) -> float:
+        return time.monotonic() - self._started
+
+    @contextlib.contextmanager
+    def run(self, command: str) -> Iterator[None]:
+        """Log what stops the run, then its summary, and exit with its code."""
+        try:
+            yield
+        except DriftctlError as error:
+            self._stopped(command, log_render.error_record(error), error.exit_code)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            self._stopped(command, log_render.interrupted_record(ExitCode.INTERRUPTED), 130)
+
+    def _stopped(self, command: str, record: log_render.Record, code: int) -> None:
+        self.write(record)
+        self.write(log_render.stopped_summary(command, code, self.duration))
+        raise click.exceptions.Exit(code)
+
+    def retry(self, line: str) -> None:
+        self.write(log_render.retry_record(line))
+
+    def warn(self, line: str) -> None:
+        self.write(log_render.warning_record(line))
+
+    def warnings(self, desired_warnings: Sequence[object]) -> None:
+        for warning in desired_warnings:
+            self.warn(str(warning))
+
+    def progress(self, output: str) -> Progress:
+        def outcome(item: ObjectOutcome) -> None:
+            if item.outcome is not Outcome.UNCHANGED:
+                self.write(log_render.outcome_record(item))
+
+        def status(key: ObjectKey, written: dict[str, Any]) -> None:
+            self.write(log_render.status_record(key, written))
+
+        return Progress(outcome, status)
+
+    def planned(self, plan: Plan) -> None:
+        """From here on every line carries the revision being applied."""
+        self.context = dataclasses.replace(self.context, revision=plan.revision)
+
+    def plan_done(self, plan: Plan) -> None:
+        self.planned(plan)
+        for action in log_render.changing_actions(plan):
+            self.write(log_render.action_record(action))
+        for refusal in plan.refusals:
+            self.write(log_render.refusal_record(refusal))
+        code = ExitCode.CHANGES if plan.differs else ExitCode.OK
+        self.write(log_render.plan_summary(plan, code, self.duration))
+
+    def applied(self, report: ApplyReport, output: str) -> None:
+        for refusal in report.refusals:
+            self.write(log_render.refusal_record(refusal))
+        self.write(log_render.apply_summary(report, self.duration))
+
+
+Log = TextLog | JsonLog
+
+
+def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
+    """The log a cluster command writes, as --log-format asks."""
+    if log_format == "text":
+        return TextLog(_style())
+    index, count = shard
+    context = log_render.LogContext(instance, index, count, secrets=secrets_of(repo, os.environ))
+    return JsonLog(context)
 
 
 @cli.command()
@@ -278,8 +441,10 @@ def _warn(desired_warnings: Sequence[object]) -> None:
 @source_flags
 @cluster_flags
 @policy_flags
+@shard_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
 @output_flag("text", "json", "markdown")
+@log_format_flag
 @click.pass_context
 def plan(
     ctx: click.Context,
@@ -300,8 +465,11 @@ def plan(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    shard_count: int,
+    shard_index: int,
     show_unchanged: bool,
     output: str,
+    log_format: str,
 ) -> None:
     """Show what `apply` would change in the cluster, exactly, without changing anything.
 
@@ -309,20 +477,29 @@ def plan(
     prune, cleanup pending, replace, or skip. Takes the same flags as `apply` for what it may
     do (--no-prune, --max-prune, --recreate...), so the two say the same. Objects that cannot
     have drifted cost no request; the others are checked with a server-side dry-run. Takes
-    no lock. Exit 0 when the cluster equals Git, 1 when it differs, 3/4 on errors.
+    no lock. With --shard-count, only this shard's WebApps. Exit 0 when the cluster equals
+    Git, 1 when it differs, 3/4 on errors.
     """
-    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
-    policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
-    planned = run.plan(source, cluster, policy, environ=os.environ, notice=_notice)
-    _warn(planned.desired.warnings)
-    if output == "json":
-        click.echo(plan_render.plan_json(planned.plan), nl=False)
-    elif output == "markdown":
-        click.echo(plan_render.plan_markdown(planned.plan), nl=False)
-    else:
-        text = plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged)
-        click.echo(text, nl=False)
+    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    with log.run("plan"):
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        policy = Policy.of(
+            prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
+        )
+        shard = Shard(shard_index, shard_count)
+        planned = run.plan(
+            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry
+        )
+        log.warnings(planned.desired.warnings)
+        if output == "json":
+            click.echo(plan_render.plan_json(planned.plan), nl=False)
+        elif output == "markdown":
+            click.echo(plan_render.plan_markdown(planned.plan), nl=False)
+        else:
+            text = plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged)
+            click.echo(text, nl=False)
+        log.plan_done(planned.plan)
     ctx.exit(ExitCode.CHANGES if planned.plan.differs else ExitCode.OK)
 
 
@@ -332,6 +509,7 @@ def plan(
 @source_flags
 @cluster_flags
 @policy_flags
+@shard_flags
 @lock_namespace_flag
 @flag(
     "lock-timeout",
@@ -339,7 +517,14 @@ def plan(
     default=0,
     help="Seconds to wait for another run's lock before exiting 6.",
 )
+@flag(
+    "pushgateway",
+    metavar="URL",
+    help="Push the run's metrics to this Prometheus Pushgateway when it ends "
+    "(http://host:9091); a failed push is a warning.",
+)
 @output_flag("text", "json")
+@log_format_flag
 @click.pass_context
 def apply(
     ctx: click.Context,
@@ -360,50 +545,51 @@ def apply(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    shard_count: int,
+    shard_index: int,
     lock_namespace: str | None,
     lock_timeout: float,
+    pushgateway: str | None,
     output: str,
+    log_format: str,
 ) -> None:
     """Make the cluster equal to Git: apply, prune through the finalizer, write status.
 
     Takes the run lock, plans exactly as `plan` does, then carries the plan out with
     server-side apply. Prints one line per changed object and a summary. Exit 0 when every
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
-    lock, 3/4 on errors.
+    lock, 3/4 on errors. With --shard-count, only this shard's WebApps, under this shard's
+    own Lease; with --pushgateway, the run's metrics are pushed when it ends.
     """
-    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
-    policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
-    lock = Lock(lock_namespace, lock_timeout)
-    style = _style()
-    progress = _progress(style) if output == "text" else Progress()
-    report = run.apply(
-        source, cluster, policy, lock, environ=os.environ, notice=_notice, progress=progress
-    )
-    if output == "json":
-        click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
-    else:
-        for refusal in report.refusals:
-            click.echo(style.paint(f"refused: {refusal}", "red"), err=True)
-        click.echo(plan_render.outcome_summary(report.outcomes))
+    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    with log.run("apply"):
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        policy = Policy.of(
+            prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
+        )
+        report = run.apply(
+            source,
+            cluster,
+            policy,
+            Lock(lock_namespace, lock_timeout),
+            shard=Shard(shard_index, shard_count),
+            metrics=Metrics(pushgateway),
+            environ=os.environ,
+            notice=log.retry,
+            warn=log.warn,
+            progress=log.progress(output),
+            planned=log.planned,
+        )
+        if output == "json":
+            click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
+        log.applied(report, output)
     ctx.exit(report.exit_code)
-
-
-def _progress(style: Style) -> Progress:
-    """Text output as apply goes: a line per changed object and per status written."""
-
-    def outcome(item: ObjectOutcome) -> None:
-        if item.outcome is not Outcome.UNCHANGED:
-            click.echo(plan_render.outcome_line(item, style))
-
-    def status(key: ObjectKey, written: dict[str, Any]) -> None:
-        click.echo(plan_render.status_line(key, written, style))
-
-    return Progress(outcome, status)
 
 
 @cli.command()
 @cluster_flags
+@shard_flags
 @lock_namespace_flag
 def unlock(
     *,
@@ -413,11 +599,16 @@ def unlock(
     field_manager: str,
     timeout: float,
     concurrency: int,
+    shard_count: int,
+    shard_index: int,
     lock_namespace: str | None,
 ) -> None:
-    """Break this instance's run lock on purpose (when a run died holding it)."""
+    """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
-    unlocked = run.unlock(cluster, Lock(lock_namespace), notice=_notice)
+    shard = Shard(shard_index, shard_count)
+    unlocked = run.unlock(
+        cluster, Lock(lock_namespace), shard=shard, notice=TextLog(_style()).retry
+    )
     click.echo(plan_render.unlocked_line(unlocked.lease.display, unlocked.holder))
 
 

@@ -1,8 +1,11 @@
 """Sequencing of the cluster commands: desired state, live state, plan; for apply, the lock.
 
 `plan` reads (LIST pages and dry-runs) and never writes. `apply` takes the run lock
-first, then plans and carries the plan out. `unlock` frees the lock. Each function is one
-command's flow; none decides anything itself or prints anything.
+first, then plans and carries the plan out, and when the run ends (however it ends)
+pushes its metrics to the Pushgateway, if one is given. `unlock` frees the lock. A
+sharded run does all of this for its own shard: its part of the plan, its own Lease, its
+own metrics group. Each function is one command's flow; none decides anything itself or
+prints anything.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from __future__ import annotations
 import datetime
 import os
 import socket
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
@@ -20,16 +25,23 @@ from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.desired_state import DesiredState
+from driftctl.errors import DriftctlError, ExitCode
 from driftctl.pipeline.offline import load_desired
-from driftctl.settings import Cluster, Lock, Policy, Source
+from driftctl.render.metrics import RunResult, grouping_key, run_registry
+from driftctl.settings import WHOLE, Cluster, Lock, Metrics, Policy, Shard, Source
 from driftctl.shell.apply import Applier, Progress, dry_run
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
 from driftctl.shell.live_state import read_live
 from driftctl.shell.lock import RunLock, break_lock
+from driftctl.shell.pushgateway import push_add
 
-Notice = Callable[[str], None]  # where retries are reported as they happen
+Notice = Callable[[str], None]  # where retries and warnings are reported as they happen
+
+
+def _ignore(_: object) -> None:
+    """A callback nobody listens to."""
 
 
 @dataclass(frozen=True)
@@ -46,12 +58,12 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
 
 
 def make_plan(
-    kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy
+    kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy, shard: Shard = WHOLE
 ) -> tuple[Plan, LiveState]:
-    """Live state, local decisions, dry-runs of the candidates, exact plan."""
-    live = read_live(kube, cluster.instance)
+    """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard)."""
+    live = read_live(kube, cluster.instance).within(shard)
     stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager)
+    preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager, shard=shard)
     results = dry_run(kube, preparation.candidates, cluster.field_manager, cluster.concurrency)
     return finish(preparation, results), live
 
@@ -61,12 +73,13 @@ def plan(
     cluster: Cluster,
     policy: Policy,
     *,
+    shard: Shard = WHOLE,
     environ: Mapping[str, str],
     notice: Notice,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock."""
     desired = load_desired(source, environ)
-    made, _ = make_plan(open_cluster(cluster, notice), desired, cluster, policy)
+    made, _ = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
     return Planned(desired, made)
 
 
@@ -76,17 +89,72 @@ def apply(
     policy: Policy,
     lock: Lock,
     *,
+    shard: Shard = WHOLE,
+    metrics: Metrics | None = None,
     environ: Mapping[str, str],
     notice: Notice,
     progress: Progress,
+    warn: Notice = _ignore,
+    planned: Callable[[Plan], None] = _ignore,
+    wall_clock: Callable[[], float] = time.time,
 ) -> ApplyReport:
-    """The `apply` command: lock, plan, carry out, write status; one outcome per object."""
+    """The `apply` command: lock, plan, carry out, write status; one outcome per object.
+
+    Metrics are pushed when the run ends, failed or not; a push that fails is a warning
+    (`warn`), never a failed run. `planned` hears the plan before it is carried out.
+    """
+    started = time.monotonic()
+
+    def push(code: int, report: ApplyReport | None = None) -> None:
+        if metrics is None or metrics.pushgateway is None:
+            return
+        result = RunResult(code, wall_clock(), time.monotonic() - started, shard, report)
+        group = grouping_key(cluster.instance, shard)
+        failed = push_add(metrics.pushgateway, c.METRICS_JOB, group, run_registry(result))
+        if failed is not None:
+            warn(f"metrics not pushed: {failed}")
+
+    try:
+        report = _carry_out(
+            source,
+            cluster,
+            policy,
+            lock,
+            shard=shard,
+            environ=environ,
+            notice=notice,
+            progress=progress,
+            planned=planned,
+        )
+    except DriftctlError as error:
+        push(error.exit_code)
+        raise
+    except KeyboardInterrupt:
+        push(ExitCode.INTERRUPTED)
+        raise
+    push(report.exit_code, report)
+    return report
+
+
+def _carry_out(
+    source: Source,
+    cluster: Cluster,
+    policy: Policy,
+    lock: Lock,
+    *,
+    shard: Shard,
+    environ: Mapping[str, str],
+    notice: Notice,
+    progress: Progress,
+    planned: Callable[[Plan], None],
+) -> ApplyReport:
     desired = load_desired(source, environ)  # bad input stops before any request
     kube = open_cluster(cluster, notice)
-    run_lock = RunLock(kube, lease_of(cluster, lock), holder_identity())
+    run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
     run_lock.acquire(lock.timeout)
     with run_lock:
-        made, live = make_plan(kube, desired, cluster, policy)
+        made, live = make_plan(kube, desired, cluster, policy, shard)
+        planned(made)
         now = datetime.datetime.now(datetime.UTC)
         applier = Applier(
             kube,
@@ -101,9 +169,9 @@ def apply(
         return applier.carry_out(made, live)
 
 
-def lease_of(cluster: Cluster, lock: Lock) -> LeaseRef:
-    """The Lease of this instance's run lock (its namespace: the Pod's by default)."""
-    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance)
+def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:
+    """The Lease of this instance's (or shard's) run lock (its namespace: the Pod's by default)."""
+    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance, shard)
 
 
 def stop_reason(kube: Kube, lock: RunLock) -> str | None:
@@ -123,9 +191,9 @@ class Unlocked:
     holder: str | None
 
 
-def unlock(cluster: Cluster, lock: Lock, *, notice: Notice) -> Unlocked:
-    """The `unlock` command: free this instance's Lease."""
-    ref = lease_of(cluster, lock)
+def unlock(cluster: Cluster, lock: Lock, *, shard: Shard = WHOLE, notice: Notice) -> Unlocked:
+    """The `unlock` command: free this instance's (or shard's) Lease."""
+    ref = lease_of(cluster, lock, shard)
     return Unlocked(ref, break_lock(open_cluster(cluster, notice), ref))
 
 

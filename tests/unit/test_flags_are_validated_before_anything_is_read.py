@@ -27,6 +27,19 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
         pytest.param(["--max-prune", "many"], "--max-prune must be a count", id="max-prune"),
         pytest.param(["--max-prune", "101%"], "at most 100%", id="max-prune-percent"),
         pytest.param(["--lock-namespace", "a.b"], "--lock-namespace must be", id="lock-ns"),
+        pytest.param(
+            ["--shard-count", "3", "--shard-index", "3"],
+            "--shard-index must be 0 to 2 for --shard-count 3, got 3",
+            id="shard-index",
+        ),
+        pytest.param(["--shard-count", "0"], "0 is not in the range x>=1", id="count"),
+        pytest.param(["--pushgateway", "gw:9091"], "must start with http://", id="push-scheme"),
+        pytest.param(
+            ["--pushgateway", "https://bot:hunter2@gw:9091"],
+            "--pushgateway must not carry credentials",
+            id="push-credentials",
+        ),
+        pytest.param(["--log-format", "xml"], "Invalid value for '--log-format'", id="log"),
     ],
 )
 def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
@@ -40,6 +53,19 @@ def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
     assert ran.code == 2
     assert reason in ran.err
     assert "Traceback" not in ran.err
+
+
+def test_an_indexed_jobs_completion_index_is_the_shard_index(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "4")
+    monkeypatch.setenv("DRIFTCTL_SHARD_COUNT", "3")
+
+    ran = run_driftctl(["apply", *NOWHERE], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert "--shard-index must be 0 to 2 for --shard-count 3, got 4" in ran.err
+    assert "JOB_COMPLETION_INDEX" in ran.err  # the hint says where the index came from
 
 
 def test_flags_are_read_from_their_environment_variables(
