@@ -28,6 +28,7 @@ from tests.controlplane.pki import issue_serving
 from tests.faultproxy import FaultProxy, kubeconfig_for
 from tests.gitrepos import Repo
 from tests.integration.harness import Harness
+from tests.pushgateway import Pushgateway, running
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 
@@ -225,3 +226,10 @@ def proxied_kubeconfig(
     would not.
     """
     return kubeconfig_for(service_account_kubeconfig, fault_proxy.url, tmp_path / "proxied")
+
+
+@pytest.fixture
+def pushgateway(tmp_path: Path) -> Iterator[Pushgateway]:
+    """A real Prometheus Pushgateway on a free loopback port, for one test."""
+    with running(tmp_path / "pushgateway") as gateway:
+        yield gateway

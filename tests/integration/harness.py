@@ -67,15 +67,21 @@ class Harness:
             argv += ["--lock-namespace", LOCK_NAMESPACE]
         return argv
 
-    def driftctl(self, *args: str, kubeconfig: Path | None = None, timeout: float = 120) -> Ran:
-        """Run driftctl to the end: exit code, stdout, stderr."""
+    def driftctl(
+        self,
+        *args: str,
+        kubeconfig: Path | None = None,
+        timeout: float = 120,
+        env: Mapping[str, str] | None = None,
+    ) -> Ran:
+        """Run driftctl to the end: exit code, stdout, stderr (`env`: added variables)."""
         done = subprocess.run(
             self.argv(*args, kubeconfig=kubeconfig),
             cwd=ROOT,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env=_env(),
+            env={**_env(), **(env or {})},
             check=False,
         )
         return Ran(done.returncode, done.stdout, done.stderr)
