@@ -1,0 +1,175 @@
+"""Three shards, one after another or at once, end where one unsharded run ends; no object
+is written by two shards, no shard prunes another's WebApp, each holds its own Lease and
+pushes its own metrics; changing --shard-count moves WebApps without a prune or a write.
+
+The shards run as separate driftctl processes against the real control plane, as the
+Pods of an Indexed Job do (there with JOB_COMPLETION_INDEX; here with --shard-index).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.planning.shards import shard_of
+from tests.controlplane import launcher
+from tests.integration.harness import LOCK_NAMESPACE, Harness, delta, quiet, request_counts
+from tests.pushgateway import Pushgateway
+
+# Twelve WebApps; with three shards each shard gets some (checked below), and going to
+# two or four shards moves some of them.
+APPS = {f"app-{number:02d}": ("nginx:1.27", 1) for number in range(12)}
+WRITES = ("POST", "PATCH", "APPLY", "PUT", "DELETE", "UPDATE", "CREATE")
+
+
+def shard(index: int, count: int = 3) -> tuple[str, ...]:
+    return ("--shard-count", str(count), "--shard-index", str(index))
+
+
+def outcomes(out: str) -> dict[str, str]:
+    """`Kind/name` -> outcome, from `apply -o json`."""
+    document: dict[str, Any] = json.loads(out)
+    return {f"{o['kind']}/{o['name']}": o["outcome"] for o in document["objects"]}
+
+
+def written(out: str) -> set[str]:
+    return {key for key, outcome in outcomes(out).items() if outcome != "unchanged"}
+
+
+def applied_by_shards(harness: Harness, count: int, *extra: str) -> list[str]:
+    """Each shard's `apply -o json` in turn; the outputs."""
+    outs = []
+    for index in range(count):
+        ran = harness.driftctl("apply", *shard(index, count), "-o", "json", *extra)
+        assert ran.code == 0, ran.err
+        outs.append(ran.out)
+    return outs
+
+
+def assert_unsharded_plan_is_empty(harness: Harness) -> None:
+    planned = harness.driftctl("plan")
+    assert planned.code == 0, planned.out + planned.err
+    assert planned.out.splitlines()[-1] == (
+        f"Plan: 0 to create, 0 to update, 0 to prune, {2 * len(harness.names('webapps'))} unchanged"
+    )
+
+
+def test_three_shards_one_after_another_end_where_one_unsharded_run_ends(
+    harness: Harness,
+) -> None:
+    harness.declare(APPS)
+
+    outs = applied_by_shards(harness, 3)
+
+    shares = [written(out) for out in outs]
+    assert all(shares), "every shard got some WebApps"
+    assert sum(len(share) for share in shares) == len(set().union(*shares)) == 2 * len(APPS)
+    for index, share in enumerate(shares):
+        assert {shard_of(harness.namespace, key.split("/")[1], 3) for key in share} == {index}
+    assert harness.names("webapps") == sorted(APPS)
+    assert_unsharded_plan_is_empty(harness)
+    leases = {
+        json.loads(harness.kubectl("get", "lease", name, "-n", LOCK_NAMESPACE, "-o", "json"))[
+            "metadata"
+        ]["name"]
+        for name in (c.lease_name(harness.instance, index) for index in range(3))
+    }
+    assert len(leases) == 3
+
+
+def test_three_shards_at_once_end_where_one_unsharded_run_ends(harness: Harness) -> None:
+    harness.declare(APPS)
+    assert harness.driftctl("apply").code == 0
+    harness.kubectl("scale", "deployment/app-03", "--replicas=3", "-n", harness.namespace)
+    changed = {name: spec for name, spec in APPS.items() if name not in ("app-05", "app-07")}
+    changed |= {"app-01": ("nginx:1.28", 2), "app-20": ("nginx:1.27", 1)}
+    harness.declare(changed, "one changed, two gone, one new")
+
+    processes = [
+        harness.start("apply", *shard(index), "-o", "json", "--lock-timeout", "0")
+        for index in range(3)
+    ]
+    results = [(process.wait(timeout=120), *process.communicate()) for process in processes]
+
+    for code, _, err in results:
+        assert code == 0, err  # each shard took its own Lease: none waited for another
+    every = Counter(key for _, out, _ in results for key in written(out))
+    assert all(count == 1 for count in every.values()), every  # no object written twice
+    assert set(every) >= {
+        "WebApp/app-01",
+        "Deployment/app-01",
+        "Deployment/app-03",
+        "WebApp/app-05",
+        "WebApp/app-07",
+        "WebApp/app-20",
+        "Deployment/app-20",
+    }
+    assert harness.names("webapps") == sorted(changed)
+    assert_unsharded_plan_is_empty(harness)
+
+
+def test_no_shard_prunes_another_shards_webapp(harness: Harness) -> None:
+    harness.declare(APPS)
+    applied_by_shards(harness, 3)
+    gone = "app-04"
+    owner = shard_of(harness.namespace, gone, 3)
+    harness.declare({name: spec for name, spec in APPS.items() if name != gone}, "drop app-04")
+
+    plans = [json.loads(harness.driftctl("plan", *shard(i), "-o", "json").out) for i in range(3)]
+    others = [i for i in range(3) if i != owner]
+    for index in others:
+        assert harness.driftctl("apply", *shard(index)).code == 0
+    still_there = harness.names("webapps")
+    pruned = harness.driftctl("apply", *shard(owner), "-o", "json")
+
+    for index in others:
+        assert gone not in {o["name"] for o in plans[index]["objects"]}
+        assert plans[index]["summary"]["prune"] == 0
+    assert plans[owner]["summary"]["prune"] == 1
+    assert gone in still_there
+    assert outcomes(pruned.out)[f"WebApp/{gone}"] == "deleted"
+    assert gone not in harness.names("webapps")
+
+
+def test_changing_the_shard_count_moves_webapps_without_a_prune_or_a_write(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    harness.declare(APPS)
+    applied_by_shards(harness, 3)
+    versions = harness.versions()
+    moved = {
+        count: [
+            name
+            for name in APPS
+            if shard_of(harness.namespace, name, 3) != shard_of(harness.namespace, name, count)
+        ]
+        for count in (2, 4)
+    }
+    assert moved[2], "some WebApps change shard from three shards to two"
+    assert moved[4], "and from three to four"
+
+    quiet(harness)  # the namespace controller's deletes of earlier tests would count
+    before = request_counts(control_plane)
+    runs = [out for count in (2, 4, 1) for out in applied_by_shards(harness, count)]
+    after = request_counts(control_plane)
+
+    assert all(written(out) == set() for out in runs)
+    assert sum(len(outcomes(out)) for out in runs) == 3 * 2 * len(APPS)  # each object, each count
+    assert harness.versions() == versions
+    writes = delta(before, after, ("webapps", "deployments"))
+    assert {series: n for series, n in writes.items() if series[2] in WRITES} == {}
+
+
+def test_each_shard_pushes_its_own_group(harness: Harness, pushgateway: Pushgateway) -> None:
+    harness.declare(APPS)
+
+    outs = applied_by_shards(harness, 3, "--pushgateway", pushgateway.url)
+
+    for index, out in enumerate(outs):
+        group = pushgateway.group(harness.instance, str(index))
+        created = group["driftctl_last_run_objects{outcome=created}"].value
+        assert created == len(written(out))
+        assert group["driftctl_shards"].value == 3
+        assert group["driftctl_last_run_success"].value == 1
