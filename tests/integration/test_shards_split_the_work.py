@@ -173,3 +173,35 @@ def test_each_shard_pushes_its_own_group(harness: Harness, pushgateway: Pushgate
         assert created == len(written(out))
         assert group["driftctl_shards"].value == 3
         assert group["driftctl_last_run_success"].value == 1
+
+
+OUTCOME_OF = {"create": "created", "update": "configured", "prune": "deleted"}
+
+
+def test_each_shards_plan_is_what_its_apply_does(harness: Harness) -> None:
+    harness.declare(APPS)
+    applied_by_shards(harness, 3)
+    harness.kubectl("scale", "deployment/app-02", "--replicas=4", "-n", harness.namespace)
+    changed = {name: spec for name, spec in APPS.items() if name != "app-09"}
+    harness.declare({**changed, "app-30": ("nginx:1.27", 1)}, "app-09 goes, app-30 comes")
+
+    for index in range(3):
+        planned = harness.driftctl("plan", *shard(index), "-o", "json", "--log-format", "json")
+        applied = harness.driftctl("apply", *shard(index), "-o", "json")
+
+        plan: dict[str, Any] = json.loads(planned.out)
+        actions = {
+            f"{o['kind']}/{o['name']}": OUTCOME_OF.get(o["action"], o["action"])
+            for o in plan["objects"]
+        }
+        assert actions == outcomes(applied.out)
+        *logged, summary = [json.loads(line) for line in planned.err.splitlines()]
+        assert {f"{o['kind']}/{o['name']}": o["action"] for o in logged} == {
+            f"{o['kind']}/{o['name']}": o["action"]
+            for o in plan["objects"]
+            if o["action"] != "unchanged"
+        }
+        assert summary["event"] == "summary"
+        assert summary["shard"] == index
+        assert summary["exit_code"] == planned.code == (1 if written(applied.out) else 0)
+    assert_unsharded_plan_is_empty(harness)
