@@ -311,7 +311,7 @@ class TextLog:
         yield
 
     def retry(self, line: str) -> None:
-        """Something a person watching the run should know now (a retry), on stderr."""
+        """A retry, as it happens: a person watching the run should know now."""
         click.echo(f"note: {line}", err=True)
 
     def warn(self, line: str) -> None:
@@ -338,7 +338,7 @@ class TextLog:
     def planned(self, plan: Plan) -> None:
         """Apply is about to carry out `plan` (the text log says nothing yet)."""
 
-    def plan_done(self, plan: Plan) -> None:
+    def plan_done(self, plan: Plan, code: int) -> None:
         """The plan was printed on stdout already."""
 
     def applied(self, report: ApplyReport, output: str) -> None:
@@ -377,7 +377,8 @@ class JsonLog:
         except DriftctlError as error:
             self._stopped(command, log_render.error_record(error), error.exit_code)
         except (KeyboardInterrupt, click.exceptions.Abort):
-            self._stopped(command, log_render.interrupted_record(ExitCode.INTERRUPTED), 130)
+            code = ExitCode.INTERRUPTED
+            self._stopped(command, log_render.interrupted_record(code), code)
 
     def _stopped(self, command: str, record: log_render.Record, code: int) -> None:
         self.write(record)
@@ -408,13 +409,13 @@ class JsonLog:
         """From here on every line carries the revision being applied."""
         self.context = dataclasses.replace(self.context, revision=plan.revision)
 
-    def plan_done(self, plan: Plan) -> None:
+    def plan_done(self, plan: Plan, code: int) -> None:
+        """Each action but the unchanged, the guards' refusals, then the summary."""
         self.planned(plan)
         for action in log_render.changing_actions(plan):
             self.write(log_render.action_record(action))
         for refusal in plan.refusals:
             self.write(log_render.refusal_record(refusal))
-        code = ExitCode.CHANGES if plan.differs else ExitCode.OK
         self.write(log_render.plan_summary(plan, code, self.duration))
 
     def applied(self, report: ApplyReport, output: str) -> None:
@@ -499,8 +500,9 @@ def plan(
         else:
             text = plan_render.plan_text(planned.plan, _style(), show_unchanged=show_unchanged)
             click.echo(text, nl=False)
-        log.plan_done(planned.plan)
-    ctx.exit(ExitCode.CHANGES if planned.plan.differs else ExitCode.OK)
+        code = ExitCode.CHANGES if planned.plan.differs else ExitCode.OK
+        log.plan_done(planned.plan, code)
+    ctx.exit(code)
 
 
 @cli.command()
