@@ -3,6 +3,9 @@
 # from the Go modules pinned in go.mod, into a cache outside the checkout keyed by
 # version. A complete cache costs nothing; a missing one takes minutes.
 #
+# `build.sh node` (or DRIFTCTL_BUILD_NODE=1) builds a node's kubelet and kube-scheduler
+# too, into the same cache: only the tests that run Pods need them.
+#
 # Prints the bin directory on its last line of stdout.
 set -euo pipefail
 
@@ -12,6 +15,13 @@ etcd_version=v3.7.0
 cache_root=${DRIFTCTL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/driftctl}
 bin_dir=$cache_root/controlplane/$kube_version/bin
 binaries=(etcd kube-apiserver kube-controller-manager kubectl)
+with_node=${DRIFTCTL_BUILD_NODE:-0}
+case "${1:-}" in
+  "") ;;
+  node) with_node=1 ;;
+  *) echo "usage: build.sh [node]" >&2; exit 2 ;;
+esac
+if [ "$with_node" = 1 ]; then binaries+=(kubelet kube-scheduler); fi
 
 complete() {
   local b
@@ -50,4 +60,8 @@ build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.Gi
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
 build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_ldflags"
 build kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
+if [ "$with_node" = 1 ]; then
+  build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kube_ldflags"
+  build kubelet k8s.io/kubernetes/cmd/kubelet "$kube_ldflags"
+fi
 echo "$bin_dir"
