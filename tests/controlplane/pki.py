@@ -1,8 +1,13 @@
 """A throwaway certificate authority for one control-plane start.
 
 Makes the CA, the API server's serving certificate (127.0.0.1 and localhost), client
-certificates (the admin is in `system:masters`) and the service-account signing key.
-Everything lives in one folder and is thrown away with it.
+certificates (the admin is in `system:masters`; a node's kubelet and scheduler get their
+own) and the service-account signing key. Everything lives in one folder and is thrown
+away with it.
+
+Every certificate carries Subject and Authority Key Identifiers: Python 3.13's default
+TLS context (strict X.509) refuses a chain without them, and driftctl in its image runs
+on 3.13 with the CA a Pod is handed.
 """
 
 from __future__ import annotations
@@ -58,17 +63,25 @@ def _write_key(key: ec.EllipticCurvePrivateKey, path: Path) -> None:
 
 
 def _builder(
-    subject: x509.Name, issuer: x509.Name, key: ec.EllipticCurvePrivateKey
+    subject: x509.Name,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: tuple[x509.Name, ec.EllipticCurvePublicKey],
 ) -> x509.CertificateBuilder:
+    """A certificate of `key` for `subject`, signed by the issuer whose name and key are given."""
+    issuer_name, issuer_key = issuer
     now = datetime.datetime.now(datetime.UTC)
     return (
         x509.CertificateBuilder()
         .subject_name(subject)
-        .issuer_name(issuer)
+        .issuer_name(issuer_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + _VALIDITY)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key), critical=False
+        )
     )
 
 
@@ -76,7 +89,7 @@ def _make_ca(folder: Path) -> tuple[KeyPair, x509.Certificate, ec.EllipticCurveP
     key = ec.generate_private_key(ec.SECP256R1())
     subject = _name("driftctl-test-ca")
     cert = (
-        _builder(subject, subject, key)
+        _builder(subject, key, (subject, key.public_key()))
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(False, False, False, False, False, True, True, False, False),
@@ -101,7 +114,7 @@ def _issue(
 ) -> KeyPair:
     ca_cert, ca_key = ca
     key = ec.generate_private_key(ec.SECP256R1())
-    builder = _builder(subject, ca_cert.subject, key).add_extension(
+    builder = _builder(subject, key, (ca_cert.subject, ca_key.public_key())).add_extension(
         x509.ExtendedKeyUsage([usage]), critical=False
     )
     if sans:
@@ -156,21 +169,39 @@ def make_pki(folder: Path) -> Pki:
     )
 
 
+def _load_ca(ca_folder: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    ca_cert = x509.load_pem_x509_certificate((ca_folder / "ca.crt").read_bytes())
+    ca_key = serialization.load_pem_private_key((ca_folder / "ca.key").read_bytes(), None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise TypeError(f"{ca_folder / 'ca.key'} is not the EC key make_pki writes")
+    return ca_cert, ca_key
+
+
 def issue_serving(ca_folder: Path, folder: Path, stem: str) -> KeyPair:
     """Another loopback serving certificate from the CA in `ca_folder` (for a proxy in front).
 
     Clients that trust the control plane's CA (its kubeconfig) then trust the proxy too.
     """
-    ca_cert = x509.load_pem_x509_certificate((ca_folder / "ca.crt").read_bytes())
-    ca_key = serialization.load_pem_private_key((ca_folder / "ca.key").read_bytes(), None)
-    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
-        raise TypeError(f"{ca_folder / 'ca.key'} is not the EC key make_pki writes")
     folder.mkdir(parents=True, exist_ok=True)
     return _issue(
         folder,
         stem=stem,
         subject=_name(stem),
         usage=ExtendedKeyUsageOID.SERVER_AUTH,
-        ca=(ca_cert, ca_key),
+        ca=_load_ca(ca_folder),
         sans=_loopback(),
+    )
+
+
+def issue_client(
+    ca_folder: Path, folder: Path, stem: str, user: str, group: str | None = None
+) -> KeyPair:
+    """A client certificate from the CA in `ca_folder`: the API server sees `user` in `group`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return _issue(
+        folder,
+        stem=stem,
+        subject=_name(user, group),
+        usage=ExtendedKeyUsageOID.CLIENT_AUTH,
+        ca=_load_ca(ca_folder),
     )
