@@ -6,34 +6,47 @@ The processes run in the background on free loopback ports, with their data, log
 certificates and a `kubeconfig` in one folder, and a `state.json` that lets another
 process (the `stop` command) find them. CRDs handed to `start` are installed before the
 controller manager starts, so its garbage collector knows them from its first discovery.
+
+`start(..., node=True)` adds a node (node.py): containerd, kube-scheduler and a kubelet,
+the controllers that run Pods, and returns once the node is Ready. Without it no Pod
+ever runs, which is what most tests want. `stop` removes what the node left outside the
+folder (leftovers.py).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
-import os
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.controlplane.pki import Pki, make_pki
+from tests.controlplane import leftovers, testimages
+from tests.controlplane import node as node_config
+from tests.controlplane.node import Node, NodeLayout
+from tests.controlplane.pki import KeyPair, Pki, issue_client, make_pki
+from tests.controlplane.processes import alive, spawn, started_for, terminate
 
 HERE = Path(__file__).resolve().parent
 READY_TIMEOUT = 90.0
-STOP_TIMEOUT = 15.0
 # Controllers the tests rely on. The deployment controller is left out on purpose:
 # with no kubelet no pod ever runs, and tests write Deployment status themselves.
 CONTROLLERS = "garbage-collector-controller,namespace-controller,serviceaccount-controller"
+# With a node, Pods run: the controllers that make them, and those that clean up after them.
+NODE_CONTROLLERS = (
+    "cronjob-controller,job-controller,deployment-controller,replicaset-controller,"
+    "node-lifecycle-controller,root-ca-certificate-publisher-controller,"
+    "pod-garbage-collector-controller,ttl-after-finished-controller"
+)
+# The node's agents stop first, so that nothing restarts a container being killed.
+NODE_AGENTS = ("kubelet", "kube-scheduler")
 
 
 class StartError(RuntimeError):
@@ -47,6 +60,7 @@ class ControlPlane:
     folder: Path
     server: str
     pids: dict[str, int]
+    node: Node | None = None
 
     @property
     def kubeconfig(self) -> Path:
@@ -57,14 +71,20 @@ class ControlPlane:
         return Path(json.loads((self.folder / "state.json").read_text())["bin_dir"])
 
 
-def build_binaries() -> Path:
-    """Build the binaries if their cache is missing; return the folder that holds them."""
-    done = subprocess.run(
-        ["bash", str(HERE / "build.sh")], stdout=subprocess.PIPE, text=True, check=False
-    )
+def build_binaries(node: bool = False) -> Path:
+    """Build the binaries (a node's too) if missing; return the folder that holds them."""
+    argv = ["bash", str(HERE / "build.sh"), *(["node"] if node else [])]
+    done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise StartError(f"building the control plane failed (exit {done.returncode})")
     return Path(done.stdout.strip().splitlines()[-1])
+
+
+def install_node_packages() -> None:
+    """containerd, runc, the CNI plugins, busybox-static, mmdebstrap (apt, when missing)."""
+    done = subprocess.run(["bash", str(HERE / "node-packages.sh")], check=False)
+    if done.returncode != 0:
+        raise StartError(f"installing the node's packages failed (exit {done.returncode})")
 
 
 def free_port() -> int:
@@ -79,23 +99,23 @@ def _b64(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
 
 
-def write_kubeconfig(path: Path, server: str, pki: Pki) -> None:
-    """An admin kubeconfig (system:masters) with the certificates embedded."""
+def write_kubeconfig(path: Path, server: str, ca: Path, client: KeyPair) -> None:
+    """A kubeconfig acting as the client certificate's subject, the certificates embedded."""
     config = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [
             {
                 "name": "driftctl-test",
-                "cluster": {"server": server, "certificate-authority-data": _b64(pki.ca.cert)},
+                "cluster": {"server": server, "certificate-authority-data": _b64(ca)},
             }
         ],
         "users": [
             {
                 "name": "admin",
                 "user": {
-                    "client-certificate-data": _b64(pki.admin.cert),
-                    "client-key-data": _b64(pki.admin.key),
+                    "client-certificate-data": _b64(client.cert),
+                    "client-key-data": _b64(client.key),
                 },
             }
         ],
@@ -106,13 +126,6 @@ def write_kubeconfig(path: Path, server: str, pki: Pki) -> None:
     }
     path.write_text(json.dumps(config, indent=2))
     path.chmod(0o600)
-
-
-def _spawn(name: str, argv: list[str], folder: Path) -> subprocess.Popen[bytes]:
-    log = (folder / f"{name}.log").open("ab")
-    return subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
 
 
 def etcd_argv(bin_dir: Path, folder: Path, client: int, peer: int) -> list[str]:
@@ -131,6 +144,7 @@ def etcd_argv(bin_dir: Path, folder: Path, client: int, peer: int) -> list[str]:
 
 
 def apiserver_argv(bin_dir: Path, pki: Pki, etcd_port: int, port: int) -> list[str]:
+    """The API server; with a node, also node_apiserver_flags()."""
     return [
         str(bin_dir / "kube-apiserver"),
         f"--etcd-servers=http://127.0.0.1:{etcd_port}",
@@ -153,13 +167,25 @@ def apiserver_argv(bin_dir: Path, pki: Pki, etcd_port: int, port: int) -> list[s
     ]
 
 
-def controller_manager_argv(bin_dir: Path, kubeconfig: Path) -> list[str]:
+def node_apiserver_flags(pki: Pki) -> list[str]:
+    """How the API server reaches the kubelet (logs, exec): by the node's name, as admin."""
+    return [
+        f"--kubelet-client-certificate={pki.admin.cert}",
+        f"--kubelet-client-key={pki.admin.key}",
+        "--kubelet-preferred-address-types=Hostname",
+    ]
+
+
+def controller_manager_argv(bin_dir: Path, kubeconfig: Path, ca: Path | None = None) -> list[str]:
+    """The controller manager; given the CA (`ca`), also the controllers a node needs."""
+    controllers = CONTROLLERS if ca is None else f"{CONTROLLERS},{NODE_CONTROLLERS}"
     return [
         str(bin_dir / "kube-controller-manager"),
         f"--kubeconfig={kubeconfig}",
         "--leader-elect=false",
         "--secure-port=0",
-        f"--controllers={CONTROLLERS}",
+        f"--controllers={controllers}",
+        *([f"--root-ca-file={ca}"] if ca is not None else []),
         "--v=1",
     ]
 
@@ -190,7 +216,16 @@ def log_tail(folder: Path, name: str, lines: int = 30) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-def _wait_ready(folder: Path, server: str, processes: dict[str, subprocess.Popen[bytes]]) -> None:
+def _wait(
+    folder: Path,
+    processes: dict[str, subprocess.Popen[bytes]],
+    done: Callable[[], bool],
+    what: tuple[str, str],
+) -> None:
+    """Poll `done` until true; fail when a process exits or READY_TIMEOUT passes.
+
+    `what` is (the awaited state, the log to show when it never comes).
+    """
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         for name, process in processes.items():
@@ -198,43 +233,70 @@ def _wait_ready(folder: Path, server: str, processes: dict[str, subprocess.Popen
                 raise StartError(
                     f"{name} exited with {process.returncode}:\n{log_tail(folder, name)}"
                 )
-        if get(folder, server, "/readyz")[0] == 200:
+        if done():
             return
         time.sleep(0.2)
-    raise StartError(
-        f"kube-apiserver not ready in {READY_TIMEOUT:.0f}s:\n{log_tail(folder, 'kube-apiserver')}"
-    )
+    state, log = what
+    raise StartError(f"{state} not in {READY_TIMEOUT:.0f}s:\n{log_tail(folder, log)}")
+
+
+def _wait_ready(folder: Path, server: str, processes: dict[str, subprocess.Popen[bytes]]) -> None:
+    def ready() -> bool:
+        return get(folder, server, "/readyz")[0] == 200
+
+    _wait(folder, processes, ready, ("kube-apiserver ready", "kube-apiserver"))
+
+
+def kubectl_apply(bin_dir: Path, kubeconfig: Path, manifests: Sequence[Path]) -> None:
+    kubectl = [str(bin_dir / "kubectl"), f"--kubeconfig={kubeconfig}"]
+    files = [arg for manifest in manifests for arg in ("-f", str(manifest))]
+    subprocess.run([*kubectl, "apply", "--server-side", *files], check=True, capture_output=True)
 
 
 def install_manifests(bin_dir: Path, kubeconfig: Path, manifests: Sequence[Path]) -> None:
     """Apply manifests (CRDs) and wait until every CRD among them is Established."""
     if not manifests:
         return
-    kubectl = [str(bin_dir / "kubectl"), f"--kubeconfig={kubeconfig}"]
-    files = [arg for manifest in manifests for arg in ("-f", str(manifest))]
-    subprocess.run([*kubectl, "apply", "--server-side", *files], check=True, capture_output=True)
+    kubectl_apply(bin_dir, kubeconfig, manifests)
     subprocess.run(
-        [*kubectl, "wait", "--for=condition=Established", "--timeout=30s", "crd", "--all"],
+        [
+            str(bin_dir / "kubectl"),
+            f"--kubeconfig={kubeconfig}",
+            *("wait", "--for=condition=Established", "--timeout=30s", "crd", "--all"),
+        ],
         check=True,
         capture_output=True,
     )
 
 
 def _record(
-    folder: Path, server: str, bin_dir: Path, processes: dict[str, subprocess.Popen[bytes]]
+    folder: Path,
+    server: str,
+    bin_dir: Path,
+    processes: dict[str, subprocess.Popen[bytes]],
+    node: Node | None = None,
 ) -> ControlPlane:
     pids = {name: process.pid for name, process in processes.items()}
-    state = {"server": server, "bin_dir": str(bin_dir), "pids": pids}
+    state: dict[str, object] = {"server": server, "bin_dir": str(bin_dir), "pids": pids}
+    if node is not None:
+        state["node"] = node.as_json()
     (folder / "state.json").write_text(json.dumps(state, indent=2))
-    return ControlPlane(folder=folder, server=server, pids=pids)
+    return ControlPlane(folder=folder, server=server, pids=pids, node=node)
 
 
-def start(folder: Path, crds: Sequence[Path] = ()) -> ControlPlane:
-    """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok."""
+def start(folder: Path, crds: Sequence[Path] = (), node: bool = False) -> ControlPlane:
+    """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok.
+
+    With `node`, also a node (containerd, kube-scheduler, kubelet), returning once it is
+    Ready; `ControlPlane.node` then says how Pods reach the API server, and
+    `import_image` brings images to it.
+    """
     folder = folder.resolve()
     if read_state(folder) is not None and status(folder).startswith("up"):
         raise StartError(f"a control plane already runs in {folder}; stop it first")
-    bin_dir = build_binaries()
+    bin_dir = build_binaries(node)
+    if node:
+        _check_node_host()
     folder.mkdir(parents=True, exist_ok=True)
     # Every start is a new cluster: old data would belong to a CA that no longer exists.
     shutil.rmtree(folder / "etcd-data", ignore_errors=True)
@@ -242,22 +304,104 @@ def start(folder: Path, crds: Sequence[Path] = ()) -> ControlPlane:
     etcd_port, api_port = free_port(), free_port()
     server = f"https://127.0.0.1:{api_port}"
     kubeconfig = folder / "kubeconfig"
-    write_kubeconfig(kubeconfig, server, pki)
-    processes = {"etcd": _spawn("etcd", etcd_argv(bin_dir, folder, etcd_port, free_port()), folder)}
-    processes["kube-apiserver"] = _spawn(
-        "kube-apiserver", apiserver_argv(bin_dir, pki, etcd_port, api_port), folder
+    write_kubeconfig(kubeconfig, server, pki.ca.cert, pki.admin)
+    processes = {"etcd": spawn("etcd", etcd_argv(bin_dir, folder, etcd_port, free_port()), folder)}
+    apiserver = apiserver_argv(bin_dir, pki, etcd_port, api_port)
+    processes["kube-apiserver"] = spawn(
+        "kube-apiserver", apiserver + (node_apiserver_flags(pki) if node else []), folder
     )
     _record(folder, server, bin_dir, processes)
     try:
         _wait_ready(folder, server, processes)
         install_manifests(bin_dir, kubeconfig, crds)
-        processes["kube-controller-manager"] = _spawn(
-            "kube-controller-manager", controller_manager_argv(bin_dir, kubeconfig), folder
+        if node:
+            kubectl_apply(bin_dir, kubeconfig, [HERE / "node-rbac.yaml"])
+        processes["kube-controller-manager"] = spawn(
+            "kube-controller-manager",
+            controller_manager_argv(bin_dir, kubeconfig, pki.ca.cert if node else None),
+            folder,
         )
-        return _record(folder, server, bin_dir, processes)
+        if not node:
+            return _record(folder, server, bin_dir, processes)
+        return _start_node(folder, server, bin_dir, processes)
     except BaseException:
         stop(folder)
         raise
+
+
+def _check_node_host() -> None:
+    """The packages are there, and no other node of ours runs on this machine."""
+    install_node_packages()
+    if Path(f"/sys/class/net/{leftovers.BRIDGE}").exists():
+        raise StartError(
+            f"the bridge {leftovers.BRIDGE} exists: another node runs on this machine "
+            "(stop it first), or one was killed without `stop` "
+            f"(then `ip link delete {leftovers.BRIDGE}`)"
+        )
+
+
+def _write_node_credentials(folder: Path, server: str, layout: NodeLayout, name: str) -> None:
+    """Client certificates and kubeconfigs for the kubelet and the scheduler."""
+    ca_folder, certs = folder / "pki", layout.root / "pki"
+    kubelet = issue_client(ca_folder, certs, "kubelet", f"system:node:{name}", "system:nodes")
+    scheduler = issue_client(ca_folder, certs, "kube-scheduler", "system:kube-scheduler")
+    write_kubeconfig(layout.kubelet_kubeconfig, server, ca_folder / "ca.crt", kubelet)
+    write_kubeconfig(layout.scheduler_kubeconfig, server, ca_folder / "ca.crt", scheduler)
+
+
+def _start_node(
+    folder: Path, server: str, bin_dir: Path, processes: dict[str, subprocess.Popen[bytes]]
+) -> ControlPlane:
+    layout = NodeLayout(folder / "node")
+    try:
+        name = node_config.node_name()
+    except node_config.NodeError as refused:
+        raise StartError(str(refused)) from None
+    node = Node(
+        name=name,
+        root=layout.root,
+        api_port=int(server.rsplit(":", 1)[1]),
+        dead_registry_port=free_port(),
+        survey=leftovers.survey(),
+    )
+    node_config.write_configuration(layout, testimages.PAUSE_IMAGE, node.dead_registry_port)
+    _write_node_credentials(folder, server, layout, name)
+    config = node_config.kubelet_config(layout, folder / "pki" / "ca.crt", free_port(), free_port())
+    layout.kubelet_config.write_text(json.dumps(config, indent=2))
+    processes["containerd"] = spawn(
+        "containerd",
+        node_config.containerd_argv(layout),
+        folder,
+        env=node_config.dead_proxy_environment(node.dead_registry_port),
+    )
+    _record(folder, server, bin_dir, processes, node)
+    try:
+        node_config.wait_for_containerd(layout, processes["containerd"])
+        node_config.import_image(layout, testimages.pause_image())
+    except node_config.NodeError as failed:
+        raise StartError(f"{failed}:\n{log_tail(folder, 'containerd')}") from None
+    scheduler = node_config.scheduler_argv(bin_dir, layout)
+    processes["kube-scheduler"] = spawn("kube-scheduler", scheduler, folder)
+    processes["kubelet"] = spawn("kubelet", node_config.kubelet_argv(bin_dir, layout, name), folder)
+    plane = _record(folder, server, bin_dir, processes, node)
+    _wait(folder, processes, lambda: _node_ready(plane), (f"node {name} Ready", "kubelet"))
+    return plane
+
+
+def _node_ready(plane: ControlPlane) -> bool:
+    assert plane.node is not None
+    code, body = get(plane.folder, plane.server, f"/api/v1/nodes/{plane.node.name}")
+    return code == 200 and node_config.node_ready(json.loads(body))
+
+
+def import_image(plane: ControlPlane, tarball: Path) -> None:
+    """Import an OCI image tarball (image/, testimages.py) into the node's containerd."""
+    if plane.node is None:
+        raise StartError(f"the control plane in {plane.folder} has no node")
+    try:
+        node_config.import_image(plane.node.layout, tarball)
+    except node_config.NodeError as failed:
+        raise StartError(str(failed)) from None
 
 
 def read_state(folder: Path) -> ControlPlane | None:
@@ -265,63 +409,45 @@ def read_state(folder: Path) -> ControlPlane | None:
     if not path.exists():
         return None
     state = json.loads(path.read_text())
-    return ControlPlane(folder=folder.resolve(), server=state["server"], pids=state["pids"])
+    node = Node.from_json(state["node"]) if "node" in state else None
+    return ControlPlane(
+        folder=folder.resolve(), server=state["server"], pids=state["pids"], node=node
+    )
 
 
-def alive(pid: int) -> bool:
-    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _ours(pid: int, folder: Path) -> bool:
-    """Guard against a recycled pid: the process must be one we started for this folder."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
-    state = json.loads((folder / "state.json").read_text())
-    return cmdline.startswith(state["bin_dir"])
-
-
-def _terminate(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + STOP_TIMEOUT
-    while alive(pid) and time.monotonic() < deadline:
-        _reap(pid)
-        time.sleep(0.05)
-    if alive(pid):
-        os.killpg(pid, signal.SIGKILL)
-    _reap(pid)
-
-
-def _reap(pid: int) -> None:
-    with contextlib.suppress(ChildProcessError):  # not our child: init reaps it
-        os.waitpid(pid, os.WNOHANG)
+def _stop_each(plane: ControlPlane, names: list[str]) -> list[str]:
+    """Terminate the named processes in order; return those that were running."""
+    stopped = []
+    for name in names:
+        pid = plane.pids[name]
+        if alive(pid) and started_for(pid, plane.folder):
+            terminate(pid)
+            stopped.append(name)
+    return stopped
 
 
 def stop(folder: Path) -> list[str]:
-    """Stop every recorded process, newest first; return the names that were running."""
+    """Stop every recorded process, newest first; return the names that were running.
+
+    A node's kubelet and scheduler stop first, then its containers are killed, and once
+    containerd is gone too, what the node left outside the folder is removed.
+    """
     plane = read_state(folder)
     if plane is None:
         return []
-    stopped = []
-    for name, pid in reversed(list(plane.pids.items())):
-        if alive(pid) and _ours(pid, plane.folder):
-            _terminate(pid)
-            stopped.append(name)
+    newest_first = list(reversed(plane.pids))
+    agents = [name for name in newest_first if name in NODE_AGENTS]
+    stopped = _stop_each(plane, agents)
+    killed = leftovers.kill_containers(plane.node.layout.socket) if plane.node else None
+    stopped += _stop_each(plane, [name for name in newest_first if name not in NODE_AGENTS])
+    if plane.node is not None and killed is not None:
+        leftovers.sweep(plane.folder, plane.node.survey, killed)
     (plane.folder / "state.json").unlink()
     return stopped
 
 
 def status(folder: Path) -> str:
-    """`up <server>`, `down`, or `degraded: ...` naming what is not running."""
+    """`up <server>[, node NAME Ready]`, `down`, or `degraded: ...` naming what is wrong."""
     plane = read_state(folder)
     if plane is None:
         return "down"
@@ -329,6 +455,10 @@ def status(folder: Path) -> str:
     if dead:
         return f"degraded: not running: {', '.join(dead)}"
     code, _ = get(plane.folder, plane.server, "/readyz")
-    return (
-        f"up {plane.server}" if code == 200 else f"degraded: /readyz answered {code or 'nothing'}"
-    )
+    if code != 200:
+        return f"degraded: /readyz answered {code or 'nothing'}"
+    if plane.node is None:
+        return f"up {plane.server}"
+    if not _node_ready(plane):
+        return f"degraded: node {plane.node.name} is not Ready"
+    return f"up {plane.server}, node {plane.node.name} Ready"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 from tests.controlplane import launcher
+from tests.controlplane.processes import alive
 
 
 def launch(action: str, folder: Path) -> subprocess.CompletedProcess[str]:
@@ -36,7 +37,7 @@ def test_start_status_stop_leave_no_process_behind(tmp_path: Path) -> None:
     assert up.returncode == 0
     assert up.stdout.startswith("up https://127.0.0.1:")
     assert stopped.stdout.strip() == "stopped: kube-controller-manager, kube-apiserver, etcd"
-    assert [launcher.alive(pid) for pid in state.pids.values()] == [False, False, False]
+    assert [alive(pid) for pid in state.pids.values()] == [False, False, False]
     assert (down.returncode, down.stdout.strip()) == (1, "down")
     assert {"etcd.log", "kube-apiserver.log", "kube-controller-manager.log"} <= {
         p.name for p in tmp_path.iterdir()
