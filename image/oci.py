@@ -5,7 +5,7 @@ An image here is one gzipped layer and its config. The tarball holds `oci-layout
 blobs; `ctr images import FILE` reads it as it is. The same layer and config give the same
 bytes: gzip carries no timestamp and every entry of the outer tar has fixed metadata.
 
-This module writes files only; building a root file system is the callers' business.
+This module knows the format only; building a root file system is the callers' business.
 """
 
 from __future__ import annotations
@@ -163,10 +163,33 @@ def write_image(out: Path, name: str, layer_tar: Path, config: ImageConfig) -> P
                 archive.addfile(_entry(kind, kind=tarfile.DIRTYPE))
             for blob in (layer, image_config, manifest):
                 with blob.path.open("rb") as stream:
-                    archive.addfile(_entry(_blob_name(blob), blob.size), stream)
+                    archive.addfile(_entry(_blob_path(blob.digest), blob.size), stream)
         partial.replace(out)
     return out
 
 
-def _blob_name(blob: Blob) -> str:
-    return "blobs/sha256/" + blob.digest.removeprefix("sha256:")
+def _member(archive: tarfile.TarFile, name: str) -> bytes:
+    stream = archive.extractfile(name)
+    if stream is None:
+        raise ValueError(f"the image tarball has no file {name}")
+    return stream.read()
+
+
+def read_image(image: Path) -> tuple[dict[str, object], set[str]]:
+    """The config of a tarball's image and the paths in its layer (to check what it holds)."""
+    with tarfile.open(image) as archive:
+        index = json.loads(_member(archive, "index.json"))
+        manifest = json.loads(_member(archive, _blob_path(index["manifests"][0]["digest"])))
+        config: dict[str, object] = json.loads(
+            _member(archive, _blob_path(manifest["config"]["digest"]))
+        )
+        layer = archive.extractfile(_blob_path(manifest["layers"][0]["digest"]))
+        if layer is None:
+            raise ValueError(f"{image} has no layer")
+        with tarfile.open(fileobj=layer, mode="r|gz") as files:
+            names = {member.name.removeprefix("./") for member in files}
+    return config, names
+
+
+def _blob_path(digest: str) -> str:
+    return "blobs/sha256/" + digest.removeprefix("sha256:")
