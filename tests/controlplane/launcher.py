@@ -295,8 +295,7 @@ def start(folder: Path, crds: Sequence[Path] = (), node: bool = False) -> Contro
     if read_state(folder) is not None and status(folder).startswith("up"):
         raise StartError(f"a control plane already runs in {folder}; stop it first")
     bin_dir = build_binaries(node)
-    if node:
-        _check_node_host()
+    node_name = _check_node_host(folder) if node else None
     folder.mkdir(parents=True, exist_ok=True)
     # Every start is a new cluster: old data would belong to a CA that no longer exists.
     shutil.rmtree(folder / "etcd-data", ignore_errors=True)
@@ -321,16 +320,20 @@ def start(folder: Path, crds: Sequence[Path] = (), node: bool = False) -> Contro
             controller_manager_argv(bin_dir, kubeconfig, pki.ca.cert if node else None),
             folder,
         )
-        if not node:
+        if node_name is None:
             return _record(folder, server, bin_dir, processes)
-        return _start_node(folder, server, bin_dir, processes)
+        return _start_node(folder, server, bin_dir, processes, node_name)
     except BaseException:
         stop(folder)
         raise
 
 
-def _check_node_host() -> None:
-    """The packages are there, and no other node of ours runs on this machine."""
+def _check_node_host(folder: Path) -> str:
+    """Whether a node can run here, before anything starts; return the node's name.
+
+    Its packages are installed when missing; no other node of ours may run on the machine
+    (they would share the bridge and the kubepods cgroups); its sockets must fit.
+    """
     install_node_packages()
     if Path(f"/sys/class/net/{leftovers.BRIDGE}").exists():
         raise StartError(
@@ -338,6 +341,11 @@ def _check_node_host() -> None:
             "(stop it first), or one was killed without `stop` "
             f"(then `ip link delete {leftovers.BRIDGE}`)"
         )
+    try:
+        node_config.check_socket_paths(NodeLayout(folder / "node"))
+        return node_config.node_name()
+    except node_config.NodeError as refused:
+        raise StartError(str(refused)) from None
 
 
 def _write_node_credentials(folder: Path, server: str, layout: NodeLayout, name: str) -> None:
@@ -350,13 +358,13 @@ def _write_node_credentials(folder: Path, server: str, layout: NodeLayout, name:
 
 
 def _start_node(
-    folder: Path, server: str, bin_dir: Path, processes: dict[str, subprocess.Popen[bytes]]
+    folder: Path,
+    server: str,
+    bin_dir: Path,
+    processes: dict[str, subprocess.Popen[bytes]],
+    name: str,
 ) -> ControlPlane:
     layout = NodeLayout(folder / "node")
-    try:
-        name = node_config.node_name()
-    except node_config.NodeError as refused:
-        raise StartError(str(refused)) from None
     node = Node(
         name=name,
         root=layout.root,

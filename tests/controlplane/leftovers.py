@@ -68,7 +68,7 @@ class Killed:
     sockets: list[str] = field(default_factory=list)
 
 
-def _mounts() -> list[tuple[str, str]]:
+def mounts() -> list[tuple[str, str]]:
     """(mount point, file system type) of every mount, as this process sees them."""
     found = []
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
@@ -78,19 +78,19 @@ def _mounts() -> list[tuple[str, str]]:
     return found
 
 
-def _cgroup_dirs() -> list[Path]:
-    return [Path(point) / KUBEPODS for point, kind in _mounts() if kind in ("cgroup", "cgroup2")]
+def cgroup_dirs() -> list[Path]:
+    return [Path(point) / KUBEPODS for point, kind in mounts() if kind in ("cgroup", "cgroup2")]
 
 
 def survey() -> Survey:
     return Survey(
         places=[str(place) for place in [*PLACES, NETNS] if place.exists()],
-        cgroups=[str(path) for path in _cgroup_dirs() if path.exists()],
+        cgroups=[str(path) for path in cgroup_dirs() if path.exists()],
         ip_forward=IP_FORWARD.read_text().strip(),
     )
 
 
-def _shims(socket: Path) -> list[int]:
+def shims(socket: Path) -> list[int]:
     """containerd-shim processes serving our containerd (their -address is our socket)."""
     return [
         pid
@@ -121,9 +121,9 @@ def _listening_sockets(pids: list[int]) -> list[str]:
 
 def kill_containers(socket: Path) -> Killed:
     """SIGKILL our shims and every process below them (the containers)."""
-    shims = _shims(socket)
-    sockets = _listening_sockets(shims)
-    victims = processes.descendants(shims) + shims
+    found = shims(socket)
+    sockets = _listening_sockets(found)
+    victims = processes.descendants(found) + found
     processes.kill_now(victims)
     return Killed(pids=victims, sockets=sockets)
 
@@ -132,7 +132,7 @@ def _unmount_under(folder: Path) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     inside = f"{folder}/"
     points = sorted(
-        {point for point, _ in _mounts() if point.startswith(inside)}, key=len, reverse=True
+        {point for point, _ in mounts() if point.startswith(inside)}, key=len, reverse=True
     )
     for point in points:
         libc.umount2(point.encode(), MNT_DETACH)
@@ -195,7 +195,7 @@ def _remove_cni_cache(results: Path) -> None:
 
 
 def _remove_cgroups(survey: Survey) -> None:
-    for top in _cgroup_dirs():
+    for top in cgroup_dirs():
         if str(top) in survey.cgroups or not top.exists():
             continue
         for here, _, _ in os.walk(top, topdown=False):

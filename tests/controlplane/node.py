@@ -54,7 +54,19 @@ class NodeLayout:
 
     @property
     def socket(self) -> Path:
-        return self.containerd / "containerd.sock"
+        return self.root / "containerd.sock"
+
+    @property
+    def ttrpc_socket(self) -> Path:
+        return self.root / "containerd.ttrpc"
+
+    @property
+    def longest_sockets(self) -> list[tuple[Path, int]]:
+        """The deepest unix sockets of the node, each with its platform's path limit."""
+        return [
+            (self.ttrpc_socket, 104),  # containerd's own check
+            (self.kubelet_dir / "pod-resources" / "kubelet.sock", 107),
+        ]
 
     @property
     def registry_hosts(self) -> Path:
@@ -141,6 +153,16 @@ class Node:
         )
 
 
+def check_socket_paths(layout: NodeLayout) -> None:
+    """Unix socket paths are short (about 104 bytes): refuse a folder too deep for them."""
+    for path, limit in layout.longest_sockets:
+        if len(str(path)) > limit:
+            raise NodeError(
+                f"{path} is longer than {limit} bytes, too long for a unix socket: "
+                "start the node in a shorter folder"
+            )
+
+
 def node_name() -> str:
     """The machine's hostname, once it is known to resolve to loopback only.
 
@@ -178,7 +200,7 @@ def containerd_config(layout: NodeLayout, sandbox_image: str) -> str:
         "[grpc]",
         f"  address = {_toml_string(layout.socket)}",
         "[ttrpc]",
-        f"  address = {_toml_string(c / 'containerd.sock.ttrpc')}",
+        f"  address = {_toml_string(layout.ttrpc_socket)}",
         '[plugins."io.containerd.internal.v1.opt"]',
         f"  path = {_toml_string(c / 'opt')}",
         f"[{cri}]",
