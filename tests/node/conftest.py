@@ -1,0 +1,61 @@
+"""Node tests: real Pods on a real kubelet, on a control plane and node of their own.
+
+Each test module gets a fresh control plane with a node (tests/controlplane, node=True),
+apart from the integration tests' session control plane, whose Deployments never get
+Pods. The node runs only images the tests import themselves (`localhost/hello:1`,
+`localhost/hello:2`, the driftctl image): every registry resolves to a dead loopback port.
+
+A node needs root. Under CI (CI=true) a node test runs or fails, never skips; elsewhere
+it is skipped when not root.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from image.build import driftctl_image
+from tests.conftest import ROOT
+from tests.controlplane import launcher, testimages
+from tests.node.cluster import Cluster
+
+CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
+
+
+def require_root() -> None:
+    if os.geteuid() == 0:
+        return
+    reason = "a node needs root (containerd, runc, network namespaces)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; under CI node tests never skip")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def node_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
+    """A control plane with a Ready node, and the hello images imported into it."""
+    require_root()
+    folder = tmp_path_factory.mktemp("node-plane")
+    plane = launcher.start(folder, [CRD_FILE], node=True)
+    try:
+        for version in (1, 2):
+            launcher.import_image(plane, testimages.hello_image(version))
+        yield plane
+    finally:
+        launcher.stop(folder)
+
+
+@pytest.fixture(scope="module")
+def cluster(node_plane: launcher.ControlPlane) -> Cluster:
+    """kubectl as admin on the node's control plane."""
+    return Cluster(node_plane)
+
+
+@pytest.fixture(scope="module")
+def driftctl_image_name(node_plane: launcher.ControlPlane) -> str:
+    """The driftctl image (image/build.py: built when its inputs changed), imported."""
+    built = driftctl_image()
+    launcher.import_image(node_plane, built.tarball)
+    return built.name
