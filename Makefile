@@ -3,15 +3,17 @@
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, and the Prometheus Pushgateway the
 # metrics tests push to (Debian's prometheus-pushgateway) when it is not installed.
+# `make test` also sets up a node for tests/node (as root): its packages, kubelet and
+# kube-scheduler, and the driftctl image.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint unit integration bench controlplane pushgateway venv clean
+.PHONY: test demo lint unit integration bench controlplane pushgateway node venv clean
 
-test: lint controlplane pushgateway
+test: lint controlplane pushgateway node
 	$(BIN)/pytest
 
 unit: $(INSTALLED)
@@ -21,8 +23,8 @@ integration: $(INSTALLED) controlplane pushgateway
 	$(BIN)/pytest tests/integration
 
 lint: $(INSTALLED)
-	$(BIN)/ruff check driftctl tests benchmarks
-	$(BIN)/ruff format --check driftctl tests benchmarks
+	$(BIN)/ruff check driftctl tests benchmarks image
+	$(BIN)/ruff format --check driftctl tests benchmarks image
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -38,6 +40,16 @@ controlplane:
 
 pushgateway:
 	bash tests/pushgateway/install.sh >/dev/null
+
+# Each step costs nothing once done. Not root (and not CI): the node tests skip instead.
+node: $(INSTALLED) controlplane
+	@if [ "$$(id -u)" -ne 0 ] && [ "$${CI:-}" != true ]; then \
+	  echo "not root: no node set-up, the node tests will be skipped"; \
+	else \
+	  bash tests/controlplane/node-packages.sh && \
+	  bash tests/controlplane/build.sh node >/dev/null && \
+	  $(BIN)/python -m image.build >/dev/null; \
+	fi
 
 venv: $(INSTALLED)
 
