@@ -3,7 +3,9 @@
 `start` returns once the API server is ready and leaves the processes running in the
 background; `DIR/kubeconfig` then reaches it as admin. `start --node` adds a node that runs
 Pods (as root; it installs containerd and friends with apt when missing) and returns once
-the node is Ready. `stop` leaves no process behind, and removes what a node left outside DIR.
+the node is Ready. `import IMAGE.tar...` hands OCI image tarballs to the node's containerd
+(image/build.py, tests/controlplane/testimages.py make them). `stop` leaves no process
+behind, and removes what a node left outside DIR.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ DEFAULT_CRD = Path(__file__).resolve().parents[2] / "specs" / "webapp-crd.yaml"
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.controlplane", description=__doc__)
-    parser.add_argument("action", choices=["start", "stop", "status", "build"])
+    parser.add_argument("action", choices=["start", "stop", "status", "build", "import"])
+    parser.add_argument("images", nargs="*", type=Path, help="image tarballs (import)")
     parser.add_argument(
         "--node",
         action="store_true",
@@ -34,7 +37,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="CRD manifest installed before the controller manager starts "
         "(default: specs/webapp-crd.yaml when it exists)",
     )
-    return parser.parse_args(argv)
+    return parser.parse_intermixed_args(argv)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +51,12 @@ def run(args: argparse.Namespace) -> int:
         node = f", node {plane.node.name} Ready" if plane.node else ""
         print(f"up {plane.server}{node} in {time.monotonic() - started:.1f}s")
         print(f"export KUBECONFIG={plane.kubeconfig}")
+        if plane.node:
+            pods = " ".join(f"{k}={v}" for k, v in plane.node.host_network_environment().items())
+            print(f"# hostNetwork Pods reach the API server with: {pods}")
         return 0
+    if args.action == "import":
+        return _import(args.dir, args.images)
     if args.action == "stop":
         stopped = launcher.stop(args.dir)
         print(f"stopped: {', '.join(stopped)}" if stopped else "nothing was running")
@@ -56,6 +64,17 @@ def run(args: argparse.Namespace) -> int:
     state = launcher.status(args.dir)
     print(state)
     return 0 if state.startswith("up") else 1
+
+
+def _import(folder: Path, images: list[Path]) -> int:
+    plane = launcher.read_state(folder)
+    if plane is None:
+        print(f"error: no control plane recorded in {folder}", file=sys.stderr)
+        return 1
+    for image in images:
+        launcher.import_image(plane, image)
+        print(f"imported {image}")
+    return 0
 
 
 def main() -> int:
