@@ -55,7 +55,13 @@ def driftctl_pod(
             "serviceAccountName": "driftctl",
             "hostNetwork": True,
             "restartPolicy": "Never",
-            "securityContext": {"runAsNonRoot": True},
+            # As the CronJob's Pod (cronjob/cronjob.yaml): containerd takes only the user,
+            # not the group, from an image's USER.
+            "securityContext": {
+                "runAsNonRoot": True,
+                "runAsUser": USER_ID,
+                "runAsGroup": USER_ID,
+            },
             "containers": [container],
             "volumes": volumes,
         },
