@@ -62,9 +62,8 @@ class Survey:
 
 @dataclass(frozen=True)
 class Killed:
-    """What kill_containers() found and killed: the shims' pids and sockets."""
+    """What kill_containers() leaves to sweep(): the sockets the killed shims listened on."""
 
-    pids: list[int] = field(default_factory=list)
     sockets: list[str] = field(default_factory=list)
 
 
@@ -125,7 +124,7 @@ def kill_containers(socket: Path) -> Killed:
     sockets = _listening_sockets(found)
     victims = processes.descendants(found) + found
     processes.kill_now(victims)
-    return Killed(pids=victims, sockets=sockets)
+    return Killed(sockets=sockets)
 
 
 def _unmount_under(folder: Path) -> None:
