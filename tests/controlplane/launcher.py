@@ -332,7 +332,8 @@ def _check_node_host(folder: Path) -> str:
     """Whether a node can run here, before anything starts; return the node's name.
 
     Its packages are installed when missing; no other node of ours may run on the machine
-    (they would share the bridge and the kubepods cgroups); its sockets must fit.
+    (they would share the bridge and the kubepods cgroups); its sockets must fit, its IP
+    must be this machine's and its name must resolve to loopback.
     """
     install_node_packages()
     if Path(f"/sys/class/net/{leftovers.BRIDGE}").exists():
@@ -343,6 +344,7 @@ def _check_node_host(folder: Path) -> str:
         )
     try:
         node_config.check_socket_paths(NodeLayout(folder / "node"))
+        node_config.check_node_ip()
         return node_config.node_name()
     except node_config.NodeError as refused:
         raise StartError(str(refused)) from None

@@ -27,7 +27,10 @@ from pathlib import Path
 
 from tests.controlplane import leftovers
 
-NODE_IP = "192.0.2.2"  # a documentation address: registered, never dialled
+# The node's InternalIP: a documentation address, registered and never dialled (the API
+# server reaches the kubelet by name). The kubelet insists that it is an address of this
+# machine; on these machines eth0 has it.
+NODE_IP = "192.0.2.2"
 POD_SUBNET = "10.88.0.0/24"
 CNI_BIN = Path("/usr/lib/cni")
 CONTAINERD_NAMESPACE = "k8s.io"
@@ -161,6 +164,18 @@ def check_socket_paths(layout: NodeLayout) -> None:
                 f"{path} is longer than {limit} bytes, too long for a unix socket: "
                 "start the node in a shorter folder"
             )
+
+
+def check_node_ip() -> None:
+    """The kubelet refuses a node IP that no interface here has: say so before it starts."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((NODE_IP, 0))  # binding sends nothing; it fails unless the address is ours
+        except OSError:
+            raise NodeError(
+                f"{NODE_IP}, the node's IP, is not an address of this machine: "
+                "the kubelet would refuse it"
+            ) from None
 
 
 def node_name() -> str:
