@@ -1,11 +1,12 @@
 """What a node leaves outside its folder, found exactly and removed when it stops.
 
 containerd, its shims, runc, the CNI plugins and the kubelet write to a few fixed places
-whatever their configuration: shim sockets in /run/containerd, network namespaces in
-/run/netns, a CNI cache in /var/lib/cni, log links in /var/log/containers, a socket in
-/var/lib/kubelet/device-plugins, the `kubepods` cgroups, the Pods' bridge, and the bridge
-plugin turns on IPv4 forwarding. Inside DIR, the containers' root file systems, volumes and
-shm are mounts that outlive a killed shim.
+whatever their configuration: shim sockets in /run/containerd, a CNI cache in
+/var/lib/cni, log links in /var/log/containers, a socket in /var/lib/kubelet/device-plugins,
+the `kubepods` cgroups, the Pods' bridge, and the bridge plugin turns on IPv4 forwarding.
+Inside DIR, the Pods' network namespaces (containerd keeps them under its state folder,
+not in /run/netns), the containers' root file systems, volumes and shm are mounts that
+outlive a killed shim: unmounting them frees the namespaces and with them the Pods' veths.
 
 `survey()` notes before the node starts which of those places exist. On stop,
 `kill_containers()` kills every container process under our shims (found by our socket in
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import shutil
 import subprocess
@@ -35,7 +35,6 @@ PLACES = [
     Path("/var/lib/kubelet"),
     Path("/var/lib/kubelet/device-plugins"),
 ]
-NETNS = Path("/run/netns")
 IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
 KUBEPODS = "kubepods"
 MNT_DETACH = 2
@@ -83,7 +82,7 @@ def cgroup_dirs() -> list[Path]:
 
 def survey() -> Survey:
     return Survey(
-        places=[str(place) for place in [*PLACES, NETNS] if place.exists()],
+        places=[str(place) for place in PLACES if place.exists()],
         cgroups=[str(path) for path in cgroup_dirs() if path.exists()],
         ip_forward=IP_FORWARD.read_text().strip(),
     )
@@ -137,23 +136,7 @@ def _unmount_under(folder: Path) -> None:
         libc.umount2(point.encode(), MNT_DETACH)
 
 
-def _ip_json(*args: str) -> list[dict[str, object]]:
-    done = subprocess.run(["ip", "-j", *args], capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not done.stdout.strip():
-        return []
-    loaded: list[dict[str, object]] = json.loads(done.stdout)
-    return loaded
-
-
-def _our_network_namespaces() -> list[str]:
-    """Names in /run/netns of the namespaces whose veths hang on our bridge."""
-    peers = {link.get("link_netnsid") for link in _ip_json("link", "show", "master", BRIDGE)}
-    return [str(ns["name"]) for ns in _ip_json("netns", "list") if ns.get("id") in peers]
-
-
-def _remove_network() -> None:
-    for name in _our_network_namespaces():
-        subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+def _remove_bridge() -> None:
     if Path(f"/sys/class/net/{BRIDGE}").exists():
         subprocess.run(["ip", "link", "delete", BRIDGE], capture_output=True, check=False)
 
@@ -205,13 +188,11 @@ def _remove_cgroups(survey: Survey) -> None:
 def sweep(folder: Path, survey: Survey, killed: Killed) -> None:
     """Remove what the node left outside `folder`, and the mounts it left inside."""
     _unmount_under(folder)
-    _remove_network()
+    _remove_bridge()
     _remove_ours_in_places(folder, killed)
     for place in PLACES:
         if str(place) not in survey.places:
             _remove(place)
-    if str(NETNS) not in survey.places and NETNS.is_dir() and not any(NETNS.iterdir()):
-        _remove(NETNS)  # `ip netns` shares the folder with everyone: only when it is empty
     _remove_cgroups(survey)
     if IP_FORWARD.read_text().strip() != survey.ip_forward:
         IP_FORWARD.write_text(survey.ip_forward)

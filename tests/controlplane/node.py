@@ -224,6 +224,8 @@ def containerd_config(layout: NodeLayout, sandbox_image: str) -> str:
         "  restrict_oom_score_adj = true",
         '  stream_server_address = "127.0.0.1"',
         '  stream_server_port = "0"',
+        # The Pods' network namespaces under DIR, not in /run/netns, which is everyone's.
+        "  netns_mounts_under_state_dir = true",
         f"[{cri}.containerd]",
         '  snapshotter = "overlayfs"',
         '  default_runtime_name = "runc"',

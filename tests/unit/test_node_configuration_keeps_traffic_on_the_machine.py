@@ -62,6 +62,7 @@ def test_containerd_keeps_its_state_in_the_node_folder_and_cannot_adjust_oom_sco
     runc = cri["containerd"]["runtimes"]["runc"]
 
     assert cri["restrict_oom_score_adj"] is True
+    assert cri["netns_mounts_under_state_dir"] is True  # the Pods' namespaces too
     assert cri["sandbox_image"] == "localhost/pause:1"
     assert runc["options"] == {"SystemdCgroup": False, "Root": str(layout.containerd / "runc")}
     paths = [config["root"], config["state"], config["grpc"]["address"], runc["options"]["Root"]]
