@@ -34,14 +34,26 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
+from driftctl.pipeline import check as pre_merge
 from driftctl.pipeline import cluster as run
 from driftctl.pipeline import offline
+from driftctl.render import check as check_render
 from driftctl.render import log as log_render
 from driftctl.render import offline as offline_render
 from driftctl.render import plan as plan_render
 from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
-from driftctl.settings import Cluster, Lock, Metrics, Policy, Shard, Source
+from driftctl.settings import (
+    DEFAULT_MAX_BYTES,
+    FAIL_ON,
+    Check,
+    Cluster,
+    Lock,
+    Metrics,
+    Policy,
+    Shard,
+    Source,
+)
 from driftctl.shell.apply import Progress
 from driftctl.shell.git_source import secrets_of
 
@@ -587,6 +599,102 @@ def apply(
             click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
         log.applied(report, output)
     ctx.exit(report.exit_code)
+
+
+@cli.command()
+@flag("base", required=True, help="Branch, tag or commit the pull request merges into.")
+@flag(
+    "head",
+    help="Branch, tag or commit of the pull request (default: the working tree of a local path).",
+)
+@repo_flag
+@source_flags
+@cluster_flags
+@policy_flags
+@flag(
+    "fail-on",
+    default="invalid",
+    metavar="SET",
+    help=f"What makes the exit code non-zero, comma-separated: any of {', '.join(FAIL_ON)} "
+    "('' for nothing).",
+)
+@flag(
+    "max-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_BYTES,
+    help="Most bytes of the Markdown report (a GitHub comment holds 65,536 characters).",
+)
+@flag("offline", is_flag=True, help="Never read the cluster, even with credentials.")
+@output_flag("text", "json", "markdown")
+@click.pass_context
+def check(
+    ctx: click.Context,
+    *,
+    base: str,
+    head: str | None,
+    repo: str,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    prune: bool,
+    allow_empty: bool,
+    max_prune: str | None,
+    recreate: bool,
+    fail_on: str,
+    max_bytes: int,
+    offline: bool,
+    output: str,
+) -> None:
+    """The pre-merge check: what merging --head into --base does, for a pull-request comment.
+
+    Always, without a cluster: validates the head (its problems are the report's) and shows
+    the change: WebApps added, removed and changed, and the Deployments they alter. With
+    --kubeconfig (or KUBECONFIG) or --context: what applying the head does to the live
+    cluster, split into changes the pull request introduces, drift already there, prunes,
+    replacements and blocked objects. Read-only: writes nothing, takes no lock. Exit 0, or
+    1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
+    cannot be read.
+    """
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
+    settings = Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=offline)
+    report = pre_merge.check(
+        source.at(base),
+        source.at(head),
+        cluster,
+        policy,
+        settings,
+        environ=os.environ,
+        notice=TextLog(_style()).retry,
+    )
+    if output == "json":
+        click.echo(check_render.check_json(report), nl=False)
+    elif output == "markdown":
+        click.echo(check_render.check_markdown(report, settings.max_bytes), nl=False)
+    else:
+        click.echo(check_render.check_text(report, _style()), nl=False)
+    ctx.exit(report.exit_code)
+
+
+def _progress(style: Style) -> Progress:
+    """Text output as apply goes: a line per changed object and per status written."""
+
+    def outcome(item: ObjectOutcome) -> None:
+        if item.outcome is not Outcome.UNCHANGED:
+            click.echo(plan_render.outcome_line(item, style))
+
+    def status(key: ObjectKey, written: dict[str, Any]) -> None:
+        click.echo(plan_render.status_line(key, written, style))
+
+    return Progress(outcome, status)
 
 
 @cli.command()

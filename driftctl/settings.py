@@ -12,6 +12,8 @@ cluster is touched. Pure: no environment, no files.
 - `Lock`: the run lock, which only `apply` takes;
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
+- `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
+  reads the cluster.
 """
 
 from __future__ import annotations
@@ -201,3 +203,38 @@ def pushgateway_problem(url: str) -> str | None:
     if parts.query or parts.fragment:
         return "must not have a query or fragment"
     return None
+
+
+FAIL_ON = ("invalid", "prune", "replace", "drift", "change")  # what `check --fail-on` may name
+DEFAULT_MAX_BYTES = 65_536  # a GitHub comment holds at most 65,536 characters
+MIN_MAX_BYTES = 4_096  # room for the summary and a few objects
+
+
+@dataclass(frozen=True)
+class Check:
+    """What makes `check` fail, how long its Markdown may be, and whether it reads the cluster."""
+
+    fail_on: frozenset[str] = frozenset({"invalid"})
+    max_bytes: int = DEFAULT_MAX_BYTES
+    offline: bool = False  # never read the cluster, even with credentials
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.fail_on - set(FAIL_ON))
+        if unknown:
+            raise UsageError(
+                f"--fail-on does not know {', '.join(map(repr, unknown))}",
+                hint=f"name any of {', '.join(FAIL_ON)}, separated by commas (or '' for none)",
+            )
+        if self.max_bytes < MIN_MAX_BYTES:
+            raise UsageError(f"--max-bytes must be at least {MIN_MAX_BYTES}, got {self.max_bytes}")
+
+    @classmethod
+    def of(cls, *, fail_on: str, max_bytes: int, offline: bool) -> Check:
+        """The check's settings from its flags as typed (--fail-on as `a,b`)."""
+        names = frozenset(part.strip() for part in fail_on.split(",") if part.strip())
+        return cls(names, max_bytes, offline)
+
+    def reads_cluster(self, cluster: Cluster) -> bool:
+        """Whether `check` reads the cluster: only when credentials are named (a kubeconfig
+        or a context), so a check never reaches whatever cluster happens to be current."""
+        return not self.offline and (cluster.kubeconfig is not None or cluster.context is not None)
