@@ -61,7 +61,11 @@ class Harness:
         argv = [sys.executable, "-m", "driftctl", *args]
         argv += ["--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
         if command in ("plan", "apply"):
-            argv += ["--repo", str(self.repo.path), "--ref", "main", "--path", "apps"]
+            argv += ["--repo", str(self.repo.path), "--path", "apps"]
+            argv += ["--namespace", self.namespace]
+            argv += [] if "--ref" in args else ["--ref", "main"]
+        if command == "check":
+            argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
         if command in ("apply", "unlock"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
