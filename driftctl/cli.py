@@ -51,6 +51,7 @@ from driftctl.settings import (
     Lock,
     Metrics,
     Policy,
+    SavedPlanUse,
     Shard,
     Source,
 )
@@ -456,6 +457,11 @@ def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> L
 @policy_flags
 @shard_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
+@flag(
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also save the plan to this file, for `driftctl apply --plan FILE`.",
+)
 @output_flag("text", "json", "markdown")
 @log_format_flag
 @click.pass_context
@@ -481,6 +487,7 @@ def plan(
     shard_count: int,
     shard_index: int,
     show_unchanged: bool,
+    out: Path | None,
     output: str,
     log_format: str,
 ) -> None:
@@ -490,8 +497,10 @@ def plan(
     prune, cleanup pending, replace, or skip. Takes the same flags as `apply` for what it may
     do (--no-prune, --max-prune, --recreate...), so the two say the same. Objects that cannot
     have drifted cost no request; the others are checked with a server-side dry-run. Takes
-    no lock. With --shard-count, only this shard's WebApps. Exit 0 when the cluster equals
-    Git, 1 when it differs, 3/4 on errors.
+    no lock. With --shard-count, only this shard's WebApps. With --out FILE the plan is also
+    saved (only for a commit: not a dirty working tree), with the live uid and
+    resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
+    Git, 1 when it differs, 2/3/4 on errors.
     """
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("plan"):
@@ -502,7 +511,7 @@ def plan(
         )
         shard = Shard(shard_index, shard_count)
         planned = run.plan(
-            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry
+            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry, out=out
         )
         log.warnings(planned.desired.warnings)
         if output == "json":
@@ -537,6 +546,12 @@ def plan(
     help="Push the run's metrics to this Prometheus Pushgateway when it ends "
     "(http://host:9091); a failed push is a warning.",
 )
+@flag(
+    "plan",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Apply exactly this saved plan (`plan --out FILE`); objects changed since are "
+    "checked again.",
+)
 @output_flag("text", "json")
 @log_format_flag
 @click.pass_context
@@ -564,6 +579,7 @@ def apply(
     lock_namespace: str | None,
     lock_timeout: float,
     pushgateway: str | None,
+    plan: Path | None,
     output: str,
     log_format: str,
 ) -> None:
@@ -572,11 +588,18 @@ def apply(
     Takes the run lock, plans exactly as `plan` does, then carries the plan out with
     server-side apply. Prints one line per changed object and a summary. Exit 0 when every
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
-    lock, 3/4 on errors. With --shard-count, only this shard's WebApps, under this shard's
-    own Lease; with --pushgateway, the run's metrics are pushed when it ends.
+    lock, 3/4 on errors (3 also for a saved plan made for another instance, source or CRD).
+    With --shard-count, only this shard's WebApps, under this shard's own Lease; with
+    --pushgateway, the run's metrics are pushed when it ends.
+
+    With --plan FILE: applies that saved plan at its commit with its policy. An object whose
+    live uid or resourceVersion moved since is planned again: it proceeds when its action
+    and patch are unchanged, and is refused (exit 5) otherwise.
     """
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("apply"):
+        if plan is not None:
+            SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
         cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
         policy = Policy.of(
@@ -594,6 +617,7 @@ def apply(
             warn=log.warn,
             progress=log.progress(output),
             planned=log.planned,
+            plan_file=plan,
         )
         if output == "json":
             click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
@@ -684,17 +708,17 @@ def check(
     ctx.exit(report.exit_code)
 
 
-def _progress(style: Style) -> Progress:
-    """Text output as apply goes: a line per changed object and per status written."""
+POLICY_FLAGS = ("prune", "allow_empty", "max_prune", "recreate")
 
-    def outcome(item: ObjectOutcome) -> None:
-        if item.outcome is not Outcome.UNCHANGED:
-            click.echo(plan_render.outcome_line(item, style))
 
-    def status(key: ObjectKey, written: dict[str, Any]) -> None:
-        click.echo(plan_render.status_line(key, written, style))
-
-    return Progress(outcome, status)
+def _given(ctx: click.Context, *names: str) -> tuple[str, ...]:
+    """The flags among `names` set on the command line or by their variable."""
+    defaulted = (None, click.core.ParameterSource.DEFAULT)
+    return tuple(
+        "--" + name.replace("_", "-")
+        for name in names
+        if ctx.get_parameter_source(name) not in defaulted
+    )
 
 
 @cli.command()

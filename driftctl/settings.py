@@ -238,3 +238,19 @@ class Check:
         """Whether `check` reads the cluster: only when credentials are named (a kubeconfig
         or a context), so a check never reaches whatever cluster happens to be current."""
         return not self.offline and (cluster.kubeconfig is not None or cluster.context is not None)
+
+
+@dataclass(frozen=True)
+class SavedPlanUse:
+    """`apply --plan FILE`: the plan records its commit and policy, so those flags are out."""
+
+    path: Path
+    also_given: tuple[str, ...] = ()  # --ref and policy flags given on the command line
+
+    def __post_init__(self) -> None:
+        if self.also_given:
+            raise UsageError(
+                f"--plan applies the commit and the policy recorded in {self.path}; "
+                f"drop {', '.join(self.also_given)}",
+                hint="make a new plan with those flags instead",
+            )

@@ -16,6 +16,7 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef
@@ -26,6 +27,7 @@ from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import DriftctlError, ExitCode
+from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import WHOLE, Cluster, Lock, Metrics, Policy, Shard, Source
@@ -50,6 +52,7 @@ class Planned:
 
     desired: DesiredState
     plan: Plan
+    live: LiveState
 
 
 def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
@@ -76,11 +79,18 @@ def plan(
     shard: Shard = WHOLE,
     environ: Mapping[str, str],
     notice: Notice,
+    out: Path | None = None,
 ) -> Planned:
-    """The `plan` command: what apply would do, with no write and no lock."""
+    """The `plan` command: what apply would do, with no write and no lock; with `out`,
+    the plan is also saved there for `apply --plan`."""
     desired = load_desired(source, environ)
-    made, _ = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
-    return Planned(desired, made)
+    if out is not None:
+        saved_plan.check_savable(desired)
+    made, live = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
+    if out is not None:
+        who = saved_plan.identity(desired, source, cluster, shard)
+        saved_plan.save(out, made, live, who, policy)
+    return Planned(desired, made, live)
 
 
 def apply(
@@ -97,11 +107,13 @@ def apply(
     warn: Notice = _ignore,
     planned: Callable[[Plan], None] = _ignore,
     wall_clock: Callable[[], float] = time.time,
+    plan_file: Path | None = None,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
-    (`warn`), never a failed run. `planned` hears the plan before it is carried out.
+    (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
+    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan).
     """
     started = time.monotonic()
 
@@ -125,6 +137,7 @@ def apply(
             notice=notice,
             progress=progress,
             planned=planned,
+            plan_file=plan_file,
         )
     except DriftctlError as error:
         push(error.exit_code)
@@ -147,13 +160,21 @@ def _carry_out(
     notice: Notice,
     progress: Progress,
     planned: Callable[[Plan], None],
+    plan_file: Path | None,
 ) -> ApplyReport:
-    desired = load_desired(source, environ)  # bad input stops before any request
+    saved = None
+    if plan_file is None:
+        desired = load_desired(source, environ)  # bad input stops before any request
+    else:
+        saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
     kube = open_cluster(cluster, notice)
     run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
     run_lock.acquire(lock.timeout)
     with run_lock:
-        made, live = make_plan(kube, desired, cluster, policy, shard)
+        if saved is None:
+            made, live = make_plan(kube, desired, cluster, policy, shard)
+        else:
+            made, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(made)
         now = datetime.datetime.now(datetime.UTC)
         applier = Applier(

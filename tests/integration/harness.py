@@ -63,7 +63,7 @@ class Harness:
         if command in ("plan", "apply"):
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
-            argv += [] if "--ref" in args else ["--ref", "main"]
+            argv += [] if {"--ref", "--plan"} & set(args) else ["--ref", "main"]
         if command == "check":
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]

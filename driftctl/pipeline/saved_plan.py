@@ -1,0 +1,103 @@
+"""Sequencing of saved plans: `plan --out FILE` writes one, `apply --plan FILE` reads it.
+
+Applying reads the plan, refuses it as a whole when it was made for another instance,
+field manager, source or CRD (before any request), reads Git at the plan's commit, lists
+the live state, dry-runs only the objects that moved since the plan, and hands the core's
+reconciled plan to the applier (pipeline.cluster.apply). Decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.saved_plan import (
+    CrdIdentity,
+    PlanIdentity,
+    SavedPlan,
+    SavedPlanError,
+    moved,
+    parse_saved_plan,
+    reconcile,
+    refusal,
+    unsavable,
+)
+from driftctl.core.source.desired_state import DesiredState
+from driftctl.errors import UsageError
+from driftctl.pipeline.offline import load_desired
+from driftctl.render.saved_plan import saved_plan_json
+from driftctl.settings import Cluster, Policy, Shard, Source
+from driftctl.shell.apply import dry_run
+from driftctl.shell.kube import Kube
+from driftctl.shell.live_state import read_live
+from driftctl.shell.plan_file import read_plan_file, write_plan_file
+
+
+def identity(desired: DesiredState, source: Source, cluster: Cluster, shard: Shard) -> PlanIdentity:
+    """What a plan of `desired` is made for."""
+    revision = desired.revision
+    return PlanIdentity(
+        cluster.instance,
+        cluster.field_manager,
+        revision.source,
+        revision.revision or revision.label,
+        source.namespace,
+        CrdIdentity.current(),
+        str(shard),
+    )
+
+
+def check_savable(desired: DesiredState) -> None:
+    """A plan is saved only for one commit (not a dirty or uncommitted working tree)."""
+    problem = unsavable(desired.revision.label, desired.revision.revision)
+    if problem is not None:
+        raise UsageError(f"--out: {problem}")
+
+
+def save(path: Path, plan: Plan, live: LiveState, who: PlanIdentity, policy: Policy) -> None:
+    """Write the plan (and the live uid/resourceVersion of each object) to `path`."""
+    write_plan_file(path, saved_plan_json(plan, live, who, policy))
+
+
+def load(
+    path: Path, source: Source, cluster: Cluster, shard: Shard, environ: Mapping[str, str]
+) -> tuple[SavedPlan, DesiredState]:
+    """The saved plan and Git at its commit, or SavedPlanError when it does not belong here."""
+    saved = parse_saved_plan(read_plan_file(path), str(path))
+    before_git = replace(
+        saved.identity,
+        instance=cluster.instance,
+        field_manager=cluster.field_manager,
+        namespace=source.namespace,
+        crd=CrdIdentity.current(),
+        shard=str(shard),
+    )  # all but the source, which needs Git
+    _refuse_unless(path, saved.identity, before_git)
+    desired = load_desired(source.at(saved.identity.commit), environ)
+    _refuse_unless(path, saved.identity, identity(desired, source, cluster, shard))
+    return saved, desired
+
+
+def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:
+    reason = refusal(saved, here)
+    if reason is not None:
+        raise SavedPlanError(str(path), reason, hint="make a new plan for this instance and source")
+
+
+def replan(
+    kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
+) -> tuple[Plan, LiveState]:
+    """The saved plan, each object that moved since checked again (a dry-run each)."""
+    live = read_live(kube, cluster.instance).within(shard)
+    stamp = Stamp.of(desired, cluster.instance)
+    manager = cluster.field_manager
+    preparation = prepare(desired.webapps, live, stamp, saved.policy, manager, shard=shard)
+    changed = moved(saved, live)
+    checked = [each for each in preparation.candidates if each.key in changed]
+    answers = dry_run(kube, checked, manager, cluster.concurrency)
+    return reconcile(saved, finish(preparation, answers), live), live
