@@ -179,7 +179,12 @@ def _rechecked(action: Action, fresh: list[Action]) -> Action:
     now = same_type[0] if same_type else (fresh[0] if fresh else None)
     if now is not None and now.verb is action.verb and _same_patch(now, action):
         return now
-    became = f"now {now.verb}" if now is not None else "now nothing to do"
+    if now is None:
+        became = "now nothing to do"
+    elif now.verb is action.verb:
+        became = f"now {now.verb} with another patch"
+    else:
+        became = f"now {now.verb}"
     reason = (
         f"changed in the cluster since the plan was made: planned {action.verb}, {became}; "
         "make a new plan"
