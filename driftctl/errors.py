@@ -16,9 +16,9 @@ class ExitCode(enum.IntEnum):
     """Process exit codes (DESIGN.md section 5)."""
 
     OK = 0
-    CHANGES = 1  # plan/diff: changes found
+    CHANGES = 1  # plan/diff: changes found; check: found what --fail-on names
     USAGE = 2
-    INVALID_INPUT = 3  # nothing was written
+    INVALID_INPUT = 3  # invalid desired state or saved plan (check: invalid head); nothing written
     ENVIRONMENT = 4  # git or cluster unreachable, authentication or permission refused
     PARTIAL_FAILURE = 5
     LOCKED = 6

@@ -1,11 +1,12 @@
 """Sequencing of the cluster commands: desired state, live state, plan; for apply, the lock.
 
-`plan` reads (LIST pages and dry-runs) and never writes. `apply` takes the run lock
-first, then plans and carries the plan out, and when the run ends (however it ends)
-pushes its metrics to the Pushgateway, if one is given. `unlock` frees the lock. A
-sharded run does all of this for its own shard: its part of the plan, its own Lease, its
-own metrics group. Each function is one command's flow; none decides anything itself or
-prints anything.
+`plan` reads (LIST pages and dry-runs) and never writes to the cluster (`--out` writes
+only the saved-plan file). `apply` takes the run lock first, then plans (or, with
+`--plan`, checks a saved plan: pipeline.saved_plan) and carries the plan out, and when the
+run ends (however it ends) pushes its metrics to the Pushgateway, if one is given.
+`unlock` frees the lock. A sharded run does all of this for its own shard: its part of
+the plan, its own Lease, its own metrics group. Each function is one command's flow; none
+decides anything itself or prints anything.
 """
 
 from __future__ import annotations
