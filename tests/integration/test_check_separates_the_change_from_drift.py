@@ -17,6 +17,7 @@ from tests.controlplane import launcher
 from tests.gitrepos import WEBAPP
 from tests.integration.harness import Harness, delta, request_counts, webapps_yaml
 from tests.integration.test_immutable_fields_need_replace import foreign_selector_deployment
+from tests.unit.test_check_report_is_one_comment import well_formed
 
 MAIN = {
     "shop": ("nginx:1.27", 2),
@@ -230,3 +231,24 @@ def test_check_writes_nothing_and_takes_no_lock(harness: Harness, output: str) -
 
     assert harness.versions() == versions
     assert harness.get("lease", c.lease_name(harness.instance), "driftctl-system") == lease
+
+
+def test_a_report_over_budget_keeps_summary_and_prunes_and_stays_well_formed(
+    harness: Harness,
+) -> None:
+    many = {f"app-{i:02d}": ("nginx:1.27", 1) for i in range(30)}
+    harness.declare(many | {"old-a": ("nginx:1.27", 1), "old-b": ("nginx:1.27", 1)}, "main")
+    assert harness.driftctl("apply").code == 0
+    harness.repo.git("checkout", "--quiet", "-b", "feature")
+    harness.declare(dict.fromkeys(many, ("nginx:1.28", 2)), "every app to 1.28")
+    harness.repo.git("checkout", "--quiet", "main")
+
+    whole = check(harness, "-o", "markdown", "--max-bytes", "1000000").out
+    cut = check(harness, "-o", "markdown", "--max-bytes", "4096").out
+
+    assert len(whole.encode()) > 4096 >= len(cut.encode())
+    assert well_formed(cut)
+    assert "| **prune**: prunes | 2 |" in cut
+    for name in ("old-a", "old-b"):
+        assert f"<summary><code>WebApp/{harness.namespace}/{name}</code>: <b>prune</b>" in cut
+    assert ":scissors: The details of" in cut
