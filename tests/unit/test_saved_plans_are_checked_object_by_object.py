@@ -139,6 +139,7 @@ def test_an_unchanged_object_that_drifted_since_is_refused() -> None:
         pytest.param("instance", "other", "instance 'other', not 'default'", id="instance"),
         pytest.param("source", "x#apps", "source 'x#apps'", id="source"),
         pytest.param("namespace", "prod", "default namespace 'prod'", id="namespace"),
+        pytest.param("shard", "shard 1 of 2", "shard 'shard 1 of 2'", id="shard"),
     ],
 )
 def test_a_plan_made_for_something_else_is_refused_whole(
