@@ -142,7 +142,7 @@ def _cluster_summary(report: CheckReport) -> str:
     if report.cluster is None:
         if report.diff is None:
             return "Cluster: not checked (the head is invalid)"
-        return "Cluster: not checked (no --kubeconfig or --context given)"
+        return "Cluster: not checked (no --kubeconfig or --context given, or --offline)"
     counts = ", ".join(f"{report.cluster.count(category)} {category}" for category in CATEGORIES)
     return f"Cluster: {counts}, {report.cluster.unchanged} unchanged"
 
@@ -338,7 +338,11 @@ def _flag_text(item: CheckedObject) -> str:
 def _summary_table(report: CheckReport) -> list[str]:
     lines = [f"**Git**: {_git_summary(report)}.", ""]
     if report.cluster is None:
-        why = "the head is invalid" if report.diff is None else "no cluster credentials were given"
+        why = (
+            "the head is invalid"
+            if report.diff is None
+            else "no cluster credentials were given, or --offline"
+        )
         return [*lines, f"**Cluster**: not checked ({why}).", "", _verdict_markdown(report), ""]
     lines += ["| category | objects |", "|---|---:|"]
     lines += [

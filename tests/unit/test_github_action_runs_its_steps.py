@@ -135,7 +135,10 @@ def test_the_action_installs_from_its_checkout_and_writes_the_job_summary(
     assert ran["summary"] == report.read_text()
     assert ran["summary"].startswith("<!-- driftctl-check instance=default path=apps -->\n")
     assert "> **Merging prunes 1 WebApp**" in ran["summary"]
-    assert "**Cluster**: not checked (no cluster credentials were given)." in ran["summary"]
+    assert (
+        "**Cluster**: not checked (no cluster credentials were given, or --offline)."
+        in ran["summary"]
+    )
 
 
 def test_the_action_fails_the_step_on_what_fail_on_names(workspace: Path, tmp_path: Path) -> None:

@@ -142,8 +142,9 @@ def categorize(head: Plan, base: Plan) -> ClusterCheck:
     earlier: dict[ObjectKey, list[Action]] = {}
     for action in base.actions:
         earlier.setdefault(action.key, []).append(action)
+    declared = frozenset(head.declared)
     objects = tuple(
-        _checked(action, _counterpart(action, earlier.get(action.key, [])), head.declared)
+        _checked(action, _counterpart(action, earlier.get(action.key, [])), declared)
         for action in head.actions
         if not isinstance(action, Unchanged)
     )
@@ -166,7 +167,7 @@ def _removes(action: Action) -> bool:
 
 
 def _checked(
-    action: Action, earlier: Action | None, declared: Iterable[ObjectKey]
+    action: Action, earlier: Action | None, declared: frozenset[ObjectKey]
 ) -> CheckedObject:
     fields = _fields(action, earlier)
     if fields:
@@ -216,12 +217,12 @@ def _category(action: Action, introduced: bool) -> Category:
 
 
 def _counts_as(
-    action: Action, category: Category, introduced: bool, declared: Iterable[ObjectKey]
+    action: Action, category: Category, introduced: bool, declared: frozenset[ObjectKey]
 ) -> str:
     if category is not Category.BLOCKED:
         return str(category)
     key = action.key
-    if ObjectKey(c.KIND, key.namespace, key.name) not in set(declared):
+    if ObjectKey(c.KIND, key.namespace, key.name) not in declared:
         return str(Category.PRUNE)  # Git no longer declares it: a prune a guard refused
     if changes_of(action):
         return str(Category.REPLACE)  # an immutable field differs, --recreate not given
