@@ -12,7 +12,10 @@ it is skipped when not root.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -33,11 +36,25 @@ def require_root() -> None:
     pytest.skip(reason)
 
 
+def short_folder() -> Path:
+    """A new folder near the root: a node's unix sockets allow ~104 bytes of path, and
+    pytest's own temporary folders grow deeper with every run on a machine."""
+    return Path(tempfile.mkdtemp(prefix="node-", dir="/tmp"))
+
+
+@pytest.fixture
+def node_folder() -> Iterator[Path]:
+    """A short folder for one test's own node, removed afterwards."""
+    folder = short_folder()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
-def node_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
+def node_plane() -> Iterator[launcher.ControlPlane]:
     """A control plane with a Ready node, and the hello images imported into it."""
     require_root()
-    folder = tmp_path_factory.mktemp("node-plane")
+    folder = short_folder()
     plane = launcher.start(folder, [CRD_FILE], node=True)
     try:
         for version in (1, 2):
@@ -45,6 +62,7 @@ def node_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.Co
         yield plane
     finally:
         launcher.stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

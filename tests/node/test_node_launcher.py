@@ -54,10 +54,10 @@ def run_a_pod(plane: launcher.ControlPlane) -> None:
 
 
 def test_start_node_runs_pods_and_stop_leaves_no_process_mount_or_file_behind(
-    tmp_path: Path,
+    node_folder: Path,
 ) -> None:
     require_root()
-    folder = tmp_path / "plane"
+    folder = node_folder / "plane"
     before = outside(folder)
 
     started = launch("start", "--node", "--dir", str(folder))
