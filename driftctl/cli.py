@@ -42,10 +42,13 @@ from driftctl.render import log as log_render
 from driftctl.render import offline as offline_render
 from driftctl.render import plan as plan_render
 from driftctl.render.manifests import to_json, to_yaml
+from driftctl.render.progress import progress_line
 from driftctl.render.style import Style
 from driftctl.settings import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
     FAIL_ON,
+    MAX_EVENTS,
     Check,
     Cluster,
     Lock,
@@ -55,8 +58,9 @@ from driftctl.settings import (
     Shard,
     Source,
 )
-from driftctl.shell.apply import Progress
+from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.git_source import secrets_of
+from driftctl.shell.terminal import TerminalProgress
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"
@@ -254,8 +258,9 @@ cluster_flags = stacked(
     flag(
         "concurrency",
         type=click.IntRange(min=1, max=64),
-        default=4,
-        help="Objects sent to the API server at once.",
+        default=DEFAULT_CONCURRENCY,
+        help="WebApps worked on at once (each its WebApp, then its Deployment, then its "
+        "status): requests in flight.",
     ),
 )
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
@@ -313,21 +318,39 @@ lock_namespace_flag = flag(
 
 
 class TextLog:
-    """A cluster command's log for a person: object lines on stdout, the rest on stderr."""
+    """A cluster command's log for a person: object lines on stdout, the rest on stderr.
 
-    def __init__(self, style: Style) -> None:
+    On a terminal (`terminal`: stderr is one) it also shows how far the run is, on one
+    line of stderr that is erased before anything else is printed and when the run ends.
+    """
+
+    def __init__(self, style: Style, terminal: TerminalProgress | None = None) -> None:
         self.style = style
+        self.terminal = terminal
 
     @contextlib.contextmanager
     def run(self, command: str) -> Iterator[None]:
-        """Errors go up to main(), which prints them."""
-        yield
+        """Errors go up to main(), which prints them (after the progress line is erased)."""
+        try:
+            yield
+        finally:
+            self._clear()
+
+    def _clear(self) -> None:
+        if self.terminal:
+            self.terminal.clear()
+
+    def tick(self, output: str) -> Tick:
+        """How far the run is, on the terminal: never with JSON or Markdown output."""
+        return self.terminal.tick if self.terminal and output == "text" else no_tick
 
     def retry(self, line: str) -> None:
         """A retry, as it happens: a person watching the run should know now."""
+        self._clear()
         click.echo(f"note: {line}", err=True)
 
     def warn(self, line: str) -> None:
+        self._clear()
         click.echo(f"warning: {line}", err=True)
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
@@ -339,14 +362,18 @@ class TextLog:
         if output != "text":
             return Progress()
 
+        def echo(line: str) -> None:
+            self._clear()
+            click.echo(line)
+
         def outcome(item: ObjectOutcome) -> None:
             if item.outcome is not Outcome.UNCHANGED:
-                click.echo(plan_render.outcome_line(item, self.style))
+                echo(plan_render.outcome_line(item, self.style))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
-            click.echo(plan_render.status_line(key, written, self.style))
+            echo(plan_render.status_line(key, written, self.style))
 
-        return Progress(outcome, status)
+        return Progress(outcome, status, self.tick(output))
 
     def planned(self, plan: Plan) -> None:
         """Apply is about to carry out `plan` (the text log says nothing yet)."""
@@ -355,6 +382,7 @@ class TextLog:
         """The plan was printed on stdout already."""
 
     def applied(self, report: ApplyReport, output: str) -> None:
+        self._clear()
         if output == "text":
             for refusal in report.refusals:
                 click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
@@ -404,6 +432,10 @@ class JsonLog:
     def warn(self, line: str) -> None:
         self.write(log_render.warning_record(line))
 
+    def tick(self, output: str) -> Tick:
+        """No progress line among JSON log lines."""
+        return no_tick
+
     def warnings(self, desired_warnings: Sequence[object]) -> None:
         for warning in desired_warnings:
             self.warn(str(warning))
@@ -443,7 +475,8 @@ Log = TextLog | JsonLog
 def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
     """The log a cluster command writes, as --log-format asks."""
     if log_format == "text":
-        return TextLog(_style())
+        terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
+        return TextLog(_style(), terminal)
     index, count = shard
     context = log_render.LogContext(instance, index, count, secrets=secrets_of(repo, os.environ))
     return JsonLog(context)
@@ -511,7 +544,14 @@ def plan(
         )
         shard = Shard(shard_index, shard_count)
         planned = run.plan(
-            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry, out=out
+            source,
+            cluster,
+            policy,
+            shard=shard,
+            environ=os.environ,
+            notice=log.retry,
+            out=out,
+            tick=log.tick(output),
         )
         log.warnings(planned.desired.warnings)
         if output == "json":
@@ -552,6 +592,13 @@ def plan(
     help="Apply exactly this saved plan (`plan --out FILE`); objects changed since are "
     "checked again.",
 )
+@flag(
+    "max-events",
+    type=click.IntRange(min=0),
+    default=MAX_EVENTS,
+    help="Most Kubernetes Events one run records (one per changed WebApp); one summary "
+    "Event on the run's Lease counts the rest.",
+)
 @output_flag("text", "json")
 @log_format_flag
 @click.pass_context
@@ -580,6 +627,7 @@ def apply(
     lock_timeout: float,
     pushgateway: str | None,
     plan: Path | None,
+    max_events: int,
     output: str,
     log_format: str,
 ) -> None:
@@ -601,7 +649,9 @@ def apply(
         if plan is not None:
             SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        cluster = Cluster(
+            kubeconfig, context, instance, field_manager, timeout, concurrency, max_events
+        )
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
