@@ -23,26 +23,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from driftctl import __version__
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan
-from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
-from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
-from driftctl.pipeline import check as pre_merge
-from driftctl.pipeline import cluster as run
-from driftctl.pipeline import offline
-from driftctl.render import check as check_render
-from driftctl.render import log as log_render
-from driftctl.render import offline as offline_render
-from driftctl.render import plan as plan_render
-from driftctl.render.manifests import to_json, to_yaml
-from driftctl.render.progress import progress_line
 from driftctl.render.style import Style
 from driftctl.settings import (
     DEFAULT_CONCURRENCY,
@@ -58,9 +45,17 @@ from driftctl.settings import (
     Shard,
     Source,
 )
-from driftctl.shell.apply import Progress, Tick, no_tick
-from driftctl.shell.git_source import secrets_of
-from driftctl.shell.terminal import TerminalProgress
+
+if TYPE_CHECKING:
+    from driftctl.core.planning.actions import Plan
+    from driftctl.core.planning.outcomes import ApplyReport
+    from driftctl.render import log as log_render
+    from driftctl.shell.apply import Progress, Tick
+    from driftctl.shell.terminal import TerminalProgress
+
+# Each command imports the pipeline, the shell and the renderers it uses when it runs, so
+# that `driftctl --help` (and a usage error) costs click and the settings, not the
+# Kubernetes client, GitPython and the planner: measured in README.md (Development).
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"
@@ -114,6 +109,9 @@ def crd(output: str) -> None:
     Install it with `driftctl crd | kubectl apply -f -`. specs/webapp-crd.yaml is this
     output, committed.
     """
+    from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
+    from driftctl.render.manifests import to_json, to_yaml
+
     manifest = webapp_crd()
     click.echo(
         to_json(manifest) if output == "json" else to_yaml(manifest, notice=GENERATED_NOTICE),
@@ -184,6 +182,9 @@ def validate(
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
     source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
     report = offline.validate_source(source, os.environ)
     if output == "json":
         click.echo(offline_render.validation_json(report), nl=False)
@@ -223,6 +224,9 @@ def diff(
     read.
     """
     source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
     report = offline.diff_sources(source.at(base), source.at(head), os.environ)
     if output == "json":
         click.echo(offline_render.diff_json(report), nl=False)
@@ -342,6 +346,8 @@ class TextLog:
 
     def tick(self, output: str) -> Tick:
         """How far the run is, on the terminal: never with JSON or Markdown output."""
+        from driftctl.shell.apply import no_tick
+
         return self.terminal.tick if self.terminal and output == "text" else no_tick
 
     def retry(self, line: str) -> None:
@@ -359,6 +365,11 @@ class TextLog:
 
     def progress(self, output: str) -> Progress:
         """Text output as apply goes: a line per changed object and per status written."""
+        from driftctl.core.planning.objects import ObjectKey
+        from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+        from driftctl.render import plan as plan_render
+        from driftctl.shell.apply import Progress
+
         if output != "text":
             return Progress()
 
@@ -382,6 +393,8 @@ class TextLog:
         """The plan was printed on stdout already."""
 
     def applied(self, report: ApplyReport, output: str) -> None:
+        from driftctl.render import plan as plan_render
+
         self._clear()
         if output == "text":
             for refusal in report.refusals:
@@ -397,12 +410,15 @@ class JsonLog:
     """
 
     def __init__(self, context: log_render.LogContext) -> None:
+        from driftctl.render import log as log_render
+
+        self.render = log_render
         self.context = context
         self._lock = threading.Lock()
         self._started = time.monotonic()
 
     def write(self, record: log_render.Record) -> None:
-        line = log_render.json_line(record, self.context, datetime.datetime.now(datetime.UTC))
+        line = self.render.json_line(record, self.context, datetime.datetime.now(datetime.UTC))
         with self._lock:
             click.echo(line, err=True)
 
@@ -416,24 +432,26 @@ class JsonLog:
         try:
             yield
         except DriftctlError as error:
-            self._stopped(command, log_render.error_record(error), error.exit_code)
+            self._stopped(command, self.render.error_record(error), error.exit_code)
         except (KeyboardInterrupt, click.exceptions.Abort):
             code = ExitCode.INTERRUPTED
-            self._stopped(command, log_render.interrupted_record(code), code)
+            self._stopped(command, self.render.interrupted_record(code), code)
 
     def _stopped(self, command: str, record: log_render.Record, code: int) -> None:
         self.write(record)
-        self.write(log_render.stopped_summary(command, code, self.duration))
+        self.write(self.render.stopped_summary(command, code, self.duration))
         raise click.exceptions.Exit(code)
 
     def retry(self, line: str) -> None:
-        self.write(log_render.retry_record(line))
+        self.write(self.render.retry_record(line))
 
     def warn(self, line: str) -> None:
-        self.write(log_render.warning_record(line))
+        self.write(self.render.warning_record(line))
 
     def tick(self, output: str) -> Tick:
         """No progress line among JSON log lines."""
+        from driftctl.shell.apply import no_tick
+
         return no_tick
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
@@ -441,12 +459,16 @@ class JsonLog:
             self.warn(str(warning))
 
     def progress(self, output: str) -> Progress:
+        from driftctl.core.planning.objects import ObjectKey
+        from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+        from driftctl.shell.apply import Progress
+
         def outcome(item: ObjectOutcome) -> None:
             if item.outcome is not Outcome.UNCHANGED:
-                self.write(log_render.outcome_record(item))
+                self.write(self.render.outcome_record(item))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
-            self.write(log_render.status_record(key, written))
+            self.write(self.render.status_record(key, written))
 
         return Progress(outcome, status)
 
@@ -457,16 +479,16 @@ class JsonLog:
     def plan_done(self, plan: Plan, code: int) -> None:
         """Each action but the unchanged, the guards' refusals, then the summary."""
         self.planned(plan)
-        for action in log_render.changing_actions(plan):
-            self.write(log_render.action_record(action))
+        for action in self.render.changing_actions(plan):
+            self.write(self.render.action_record(action))
         for refusal in plan.refusals:
-            self.write(log_render.refusal_record(refusal))
-        self.write(log_render.plan_summary(plan, code, self.duration))
+            self.write(self.render.refusal_record(refusal))
+        self.write(self.render.plan_summary(plan, code, self.duration))
 
     def applied(self, report: ApplyReport, output: str) -> None:
         for refusal in report.refusals:
-            self.write(log_render.refusal_record(refusal))
-        self.write(log_render.apply_summary(report, self.duration))
+            self.write(self.render.refusal_record(refusal))
+        self.write(self.render.apply_summary(report, self.duration))
 
 
 Log = TextLog | JsonLog
@@ -474,6 +496,11 @@ Log = TextLog | JsonLog
 
 def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
     """The log a cluster command writes, as --log-format asks."""
+    from driftctl.render import log as log_render
+    from driftctl.render.progress import progress_line
+    from driftctl.shell.git_source import secrets_of
+    from driftctl.shell.terminal import TerminalProgress
+
     if log_format == "text":
         terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
         return TextLog(_style(), terminal)
@@ -535,6 +562,9 @@ def plan(
     resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
     Git, 1 when it differs, 2/3/4 on errors.
     """
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("plan"):
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
@@ -644,6 +674,9 @@ def apply(
     live uid or resourceVersion moved since is planned again: it proceeds when its action
     and patch are unchanged, and is refused (exit 5) otherwise.
     """
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("apply"):
         if plan is not None:
@@ -736,6 +769,9 @@ def check(
     1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
     cannot be read.
     """
+    from driftctl.pipeline import check as pre_merge
+    from driftctl.render import check as check_render
+
     source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
@@ -788,6 +824,9 @@ def unlock(
     lock_namespace: str | None,
 ) -> None:
     """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     shard = Shard(shard_index, shard_count)
     unlocked = run.unlock(

@@ -32,7 +32,9 @@ def test_a_webapp_in_a_missing_namespace_fails_and_the_others_apply(harness: Har
     )
     assert "! Deployment/no-such-namespace/lost: skip (its WebApp cannot be applied" in planned.out
     assert applied.code == 5, applied.out + applied.err
-    refused = 'the API server refused the {}: 404 NotFound: namespaces "no-such-namespace" not found'
+    refused = (
+        'the API server refused the {}: 404 NotFound: namespaces "no-such-namespace" not found'
+    )
     assert f"! WebApp/no-such-namespace/lost: skip ({refused.format('dry-run')})" in planned.out
     assert f"failed WebApp/no-such-namespace/lost: {refused.format('create')}" in applied.out
     skipped = (
