@@ -99,6 +99,33 @@ def _walk(value: Any, plain: PlainPath, path: FieldPath, out: dict[FieldPath, An
         out[path] = value
 
 
+def value_at(obj: Obj, path: FieldPath) -> tuple[bool, Any]:
+    """(found, value) of the field at `path` in `obj`, following map keys, keyed list items
+    and set members as `leaves` names them."""
+    node: Any = obj
+    for element in path:
+        kind, _, rest = element.partition(":")
+        if kind == "f" and isinstance(node, dict) and rest in node:
+            node = node[rest]
+        elif kind == "k" and isinstance(node, list):
+            key = json.loads(rest)
+            node = next((item for item in node if _has_key(item, key)), _MISSING)
+        elif kind == "v" and isinstance(node, list) and json.loads(rest) in node:
+            node = json.loads(rest)
+        else:
+            return False, None
+        if node is _MISSING:
+            return False, None
+    return True, node
+
+
+_MISSING = object()
+
+
+def _has_key(item: Any, key: dict[str, Any]) -> bool:
+    return isinstance(item, dict) and all(item.get(name) == value for name, value in key.items())
+
+
 # Identity fields are part of every request but never recorded in managedFields.
 _IDENTITY: frozenset[FieldPath] = frozenset(
     {("f:apiVersion",), ("f:kind",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace")}

@@ -21,18 +21,25 @@ import copy
 from typing import Any
 
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.normalize import STAMP_ANNOTATIONS, comparable, equal
 from driftctl.core.planning.objects import Obj
+
+_STAMP_PATHS = frozenset(("f:metadata", "f:annotations", f"f:{key}") for key in STAMP_ANNOTATIONS)
 
 
 def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
-    """The fields `desired` sets whose live value differs (or is absent), in field order."""
-    live_values = fs.leaves(comparable(live))
-    return [
-        path
-        for path, value in fs.leaves(comparable(desired)).items()
-        if path not in live_values or not equal(live_values[path], value)
-    ]
+    """The fields `desired` sets whose live value differs (or is absent), in field order.
+
+    Each field is looked up in the live object where it is, rather than the whole live
+    object copied and flattened: a live Deployment has several times the fields driftctl
+    sets. The stamp annotations only need to be there (their values are compared out).
+    """
+    drifted = []
+    for path, value in fs.leaves(comparable(desired)).items():
+        found, current = fs.value_at(live, path)
+        if not found or (path not in _STAMP_PATHS and not equal(current, value)):
+            drifted.append(path)
+    return drifted
 
 
 def ownership_matches(desired: Obj, live: Obj, manager: str) -> bool:
