@@ -1,7 +1,7 @@
 """How far a run is, as one line for a terminal. Pure: returns a string, prints nothing.
 
 `applying: 3,412/20,000 objects (17%), 412/s`; while listing, the total is not known
-yet: `listing WebApps: 12,000 objects, 30,000/s`.
+yet: `listing: 12,000 objects, 30,000/s`.
 """
 
 from __future__ import annotations

@@ -180,7 +180,13 @@ class Applier:
         about = self._objects.get(webapp) or before
         if note is not None and about:
             self.events.record(about, note)
+        self._forget(chain)
         return reports
+
+    def _forget(self, chain: Chain) -> None:
+        # Nothing after a chain needs its objects: the run holds only those in flight.
+        for step in chain:
+            self._objects.pop(step.key, None)
 
     def _act(self, action: Action) -> ObjectOutcome:
         """One action, with its failure turned into the object's outcome."""

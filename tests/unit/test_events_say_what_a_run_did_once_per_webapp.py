@@ -107,7 +107,7 @@ def test_the_summary_event_counts_what_the_cap_left_out_by_reason() -> None:
     ("phase", "done_", "total", "seconds", "line"),
     [
         ("applying", 3412, 20000, 2.0, "applying: 3,412/20,000 objects (17%), 1,706/s"),
-        ("listing WebApps", 12000, None, 0.4, "listing WebApps: 12,000 objects, 30,000/s"),
+        ("listing", 12000, None, 0.4, "listing: 12,000 objects, 30,000/s"),
         ("dry-run", 0, 10, 0.0, "dry-run: 0/10 objects (0%)"),
     ],
 )
