@@ -189,6 +189,7 @@ def driftctl_turn(bench: Bench, fleet: f.Fleet, concurrency: int | None) -> Turn
         "--path=apps",
         f"--kubeconfig={bench.kubeconfig}",
         f"--instance={fleet.prefix}",
+        "--timeout=3600",  # a cold apply of 10,000 WebApps on a loaded machine takes minutes
         *([f"--concurrency={concurrency}"] if concurrency else []),
     ]
 
@@ -402,6 +403,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--controlplane", type=Path, help="folder of a running control plane")
     parser.add_argument("--no-record", action="store_true", help="print only, write no file")
     parser.add_argument("--name", help="results file name (default: the date)")
+    parser.add_argument(
+        "--append", action="store_true", help="add to the samples already in that file"
+    )
     options = parser.parse_args(argv)
     options.sizes = [int(size) for size in options.sizes.split(",")]
     repeats = [int(n) for n in options.repeat.split(",")]
@@ -413,7 +417,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     options = parse(sys.argv[1:] if argv is None else argv)
     started, load_before = time.monotonic(), os.getloadavg()
-    samples: list[dict[str, Any]] = []
+    samples: list[dict[str, Any]] = earlier(options) if options.append else []
     with (
         tempfile.TemporaryDirectory() as folder,
         control_plane(options.controlplane, Path(folder)) as plane,
@@ -429,26 +433,62 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(report.markdown(results(samples, options, started, load_before)))
 
 
+def earlier(options: argparse.Namespace) -> list[dict[str, Any]]:
+    """The samples of an earlier invocation recorded under the same name (--append)."""
+    path = RESULTS / f"{options.name or datetime.date.today().isoformat()}.json"
+    data = json.loads(path.read_text())
+    options.runs = [*data.get("runs", [_run_of(data)]), None]
+    samples: list[dict[str, Any]] = data["samples"]
+    return samples
+
+
+def _run_of(data: dict[str, Any]) -> dict[str, Any]:
+    settings = data["settings"]
+    return {
+        "commit": data["commit"],
+        "sizes": settings["sizes"],
+        "repetitions": settings["repetitions"],
+        "elapsed_minutes": data["elapsed_minutes"],
+        "load_average": data["load_average"],
+    }
+
+
 def results(
     samples: list[dict[str, Any]],
     options: argparse.Namespace,
     started: float,
     load_before: tuple[float, float, float],
 ) -> dict[str, Any]:
+    """Every sample so far, with where, when and how they were made (one entry in `runs`
+    per invocation: --append adds one)."""
+    this = {
+        "commit": report.commit(),
+        "sizes": options.sizes,
+        "repetitions": options.repeats,
+        "elapsed_minutes": round((time.monotonic() - started) / 60, 1),
+        "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
+    }
+    runs = [*getattr(options, "runs", [None])[:-1], this]
+    sizes = sorted({sample["size"] for sample in samples})
+    repetitions = [len({s["repetition"] for s in samples if s["size"] == size}) for size in sizes]
     return {
         "date": datetime.date.today().isoformat(),
         "machine": report.machine(),
         "versions": {"kubectl and control plane": options.kubectl_version, **report.versions()},
-        "commit": report.commit(),
+        "commit": ", ".join(dict.fromkeys(run["commit"] for run in runs)),
         "settings": {
-            "sizes": options.sizes,
-            "repetitions": options.repeats,
+            "sizes": sizes,
+            "repetitions": repetitions,
             "driftctl concurrency": options.concurrency or "default",
             "namespaces": f.NAMESPACES,
             "files": f.FILES,
         },
-        "elapsed_minutes": round((time.monotonic() - started) / 60, 1),
-        "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
+        "elapsed_minutes": round(sum(run["elapsed_minutes"] for run in runs), 1),
+        "load_average": {
+            "start": runs[0]["load_average"]["start"],
+            "end": this["load_average"]["end"],
+        },
+        "runs": runs,
         "samples": samples,
     }
 

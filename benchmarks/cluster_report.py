@@ -273,14 +273,17 @@ def versions() -> dict[str, str]:
 
 
 def commit() -> str:
-    done = subprocess.run(
-        ["git", "describe", "--always", "--dirty"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "unknown"
+    """The commit measured; `-dirty` when driftctl's code or the harness differ from it
+    (a changed README or test does not change a figure)."""
+    described = _git("describe", "--always") or "unknown"
+    changed = _git("status", "--porcelain", "--", "driftctl", "benchmarks/bench_cluster.py",
+                   "benchmarks/fleet.py")  # fmt: skip
+    return described + ("-dirty" if changed else "")
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
 
 
 METHOD = """\
