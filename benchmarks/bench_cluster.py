@@ -351,7 +351,7 @@ def release_finalizers(bench: Bench, namespaces: Sequence[str]) -> None:
 
 
 def run_repetition(
-    bench: Bench, count: int, repetition: int, options: argparse.Namespace
+    bench: Bench, count: int, repetition: int, options: argparse.Namespace, *, last: bool = False
 ) -> list[dict[str, Any]]:
     """Both tools, step by step, interleaved; who goes first alternates."""
     stem = f"{count}-{repetition}"
@@ -374,7 +374,8 @@ def run_repetition(
                   f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
     for turn in turns:
         check_converged(bench, turn)
-        clean_up(bench, turn)
+        if not (last and options.controlplane is None):  # a control plane about to go
+            clean_up(bench, turn)
     return samples
 
 
@@ -424,11 +425,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ):
         bench = prepare(plane, Path(folder))
         options.kubectl_version = kubectl_version(bench)
-        for count, repeat in zip(options.sizes, options.repeats, strict=True):
-            for repetition in range(repeat):
-                samples += run_repetition(bench, count, repetition, options)
-                if options.record:
-                    record(samples, options, started, load_before)
+        rounds = [
+            (count, repetition)
+            for count, repeat in zip(options.sizes, options.repeats, strict=True)
+            for repetition in range(repeat)
+        ]
+        for index, (count, repetition) in enumerate(rounds):
+            last = index == len(rounds) - 1
+            samples += run_repetition(bench, count, repetition, options, last=last)
+            if options.record:
+                record(samples, options, started, load_before)
     if not options.record:
         print(report.markdown(results(samples, options, started, load_before)))
 
