@@ -326,6 +326,22 @@ METHOD = """\
 """
 
 
+def _runs(data: dict[str, Any]) -> list[str]:
+    """One line per invocation, when the file was made by more than one (--append)."""
+    runs = data.get("runs") or []
+    if len(runs) < 2:
+        return []
+    return [
+        f"- Invocation {n}: sizes {run['sizes']}, repetitions {run['repetitions']}, commit "
+        f"{run['commit']}, {run['elapsed_minutes']} min{_note(run)}."
+        for n, run in enumerate(runs, 1)
+    ]
+
+
+def _note(run: dict[str, Any]) -> str:
+    return f"; {run['note']}" if run.get("note") else ""
+
+
 def markdown(data: dict[str, Any]) -> str:
     m, settings = data["machine"], data["settings"]
     load = data["load_average"]
@@ -339,6 +355,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"--concurrency {settings['driftctl concurrency']}; whole run "
         f"{data['elapsed_minutes']} min; load average (1, 5, 15 min) {load['start']} at the "
         f"start, {load['end']} at the end.",
+        *_runs(data),
         "",
         "## Targets",
         "",
