@@ -1,16 +1,21 @@
-"""Benchmark (not a test): driftctl side by side with kubectl on one local control plane.
+"""Benchmark (not a test): driftctl beside kubectl on one local control plane, four scenarios.
 
-For N WebApps in one namespace, each tool does the same work in five steps: cold apply,
-apply again with nothing drifted, plan with nothing drifted (`kubectl diff` for kubectl),
-then, after 10% of the Deployments were scaled by hand, plan and apply again. Each step is
-one process, timed by the wall clock, with its peak RSS from wait4(2) and the requests it
-sent as counted by the API server itself. kubectl applies the manifests driftctl would
-build, rendered to files. Results are absolute numbers and driftctl/kubectl ratios, as
-Markdown on stdout and, unless --quick, in benchmarks/results/cluster-<date>.md.
+For N WebApps over 10 namespaces and 100 files (benchmarks/fleet.py), each tool takes six
+timed steps in its own namespaces: (3) all new: cold apply; (1) no drift: plan, apply;
+(2) 1% of the Deployments drifted (scaled and given another image, by a person): plan,
+apply; (4) 1% of the WebApps removed from Git: apply, which prunes (kubectl: `apply
+--server-side --prune --applyset=...`). The two tools are interleaved step by step (same
+control plane, same ServiceAccount, the order alternating between repetitions), so each
+driftctl/kubectl ratio comes from two runs made minutes apart under the same load.
 
-Run: `.venv/bin/python -m benchmarks.bench_cluster [--quick] [--sizes 100,1000]
-[--repeat 3] [--controlplane DIR]`. Without --controlplane it starts (and stops) its own.
-Nothing here asserts a time: a benchmark records, tests decide.
+Each step is one process, timed by the wall clock, with its CPU time and peak RSS from
+wait4(2), the requests it sent as the API server counted them, the CPU the API server and
+etcd spent meanwhile, and the machine's load average. Results go to
+benchmarks/results/<date>.json (every figure) and <date>.md (cluster_report), unless
+--no-record.
+
+Run: `.venv/bin/python -m benchmarks.bench_cluster [--sizes 100,1000,10000]
+[--repeat 5,3,1] [--controlplane DIR]`. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -26,33 +31,28 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kubernetes import client, config
 
 from benchmarks import cluster_report as report
-from benchmarks.cluster_report import ROOT, STEPS, Results, Sample
+from benchmarks import fleet as f
+from benchmarks.cluster_report import ROOT, STEPS
 from driftctl import conventions as c
-from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
-from driftctl.pipeline import offline as pipeline
-from driftctl.render.manifests import to_yaml
-from driftctl.settings import Source
+from driftctl.core.planning.manifests import Stamp
 from tests.controlplane import launcher
-from tests.gitrepos import Repo, webapp
+from tests.gitrepos import Repo
 from tests.integration.harness import Requests, delta, request_counts
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 RESULTS = ROOT / "benchmarks" / "results"
-EXPECTED_EXIT = {"cold apply": 0, "no-drift apply": 0, "no-drift plan": 0, "drift plan": 1}
-REPLICAS = 2
-DRIFTED_REPLICAS = 5
-DRIFT_EVERY = 10  # every 10th Deployment drifts: 10%
 LOCK_NAMESPACE = "default"
 KUBECTL_MANAGER = "kubectl-bench"
-OBJECT_RESOURCES = ("webapps", "deployments", "events")
+COUNTED = ("webapps", "deployments", "events", "leases", "applysets")
 BENCH_IDENTITY = """\
 apiVersion: v1
 kind: ServiceAccount
@@ -74,25 +74,21 @@ class Bench:
     kubectl: Path
     kubeconfig: Path  # the bench ServiceAccount's: what both tools run as
     work: Path
-    objects: Any  # the client's CustomObjectsApi, as admin: releases finalizers
 
     def admin(self, *args: str, stdin: str | None = None) -> str:
-        """kubectl as admin, for set-up and clean-up (exempt from the counted flow)."""
+        """kubectl as admin, for set-up, drift and clean-up (exempt from the counted flow)."""
         argv = [str(self.kubectl), f"--kubeconfig={self.plane.kubeconfig}", *args]
         done = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"kubectl {' '.join(args[:3])} failed: {done.stderr.strip()}")
         return done.stdout
 
-
-@dataclass(frozen=True)
-class Round:
-    """One tool's turn at one size: its namespace (also driftctl's instance) and commands."""
-
-    tool: str
-    namespace: str
-    apply: list[str]
-    plan: list[str]
+    def kubectl_base(self) -> list[str]:
+        return [
+            str(self.kubectl),
+            f"--kubeconfig={self.kubeconfig}",
+            f"--cache-dir={self.work / 'kubectl-cache'}",
+        ]
 
 
 # --- the control plane and the identity both tools run as ---------------------------------
@@ -114,285 +110,408 @@ def control_plane(folder: Path | None, scratch: Path) -> Iterator[launcher.Contr
         launcher.stop(plane.folder)
 
 
-def service_account_kubeconfig(bench: Bench, path: Path) -> None:
-    """A kubeconfig acting as ServiceAccount default/bench, bound to cluster-admin.
-
-    The API server's flow control counts what ServiceAccounts send apart from admin and the
-    controller manager (both exempt), so that count is exactly the measured tool's requests.
-    """
+def prepare(plane: launcher.ControlPlane, work: Path) -> Bench:
+    """The bench ServiceAccount (cluster-admin), the ApplySet parent CRD, a warm kubectl."""
+    bench = Bench(plane, plane.bin_dir / "kubectl", work / "bench.kubeconfig", work)
     bench.admin("apply", "--server-side", "-f", "-", stdin=BENCH_IDENTITY)
-    token = bench.admin("create", "token", "bench", "-n", "default", "--duration=10h").strip()
-    config = json.loads(bench.plane.kubeconfig.read_text())
+    bench.admin("apply", "--server-side", "-f", "-", stdin=json.dumps(f.APPLYSET_CRD))
+    bench.admin(
+        "wait", "--for=condition=Established", f"crd/{f.APPLYSET_PLURAL}.{f.APPLYSET_GROUP}"
+    )
+    token = bench.admin("create", "token", "bench", "-n", "default", "--duration=12h").strip()
+    config = json.loads(plane.kubeconfig.read_text())
     config["users"] = [{"name": "bench", "user": {"token": token}}]
     config["contexts"][0]["context"]["user"] = "bench"
-    path.write_text(json.dumps(config))
-    path.chmod(0o600)
-
-
-def prepare(plane: launcher.ControlPlane, work: Path) -> Bench:
-    api = config.new_client_from_config(config_file=str(plane.kubeconfig))  # type: ignore[no-untyped-call]
-    bench = Bench(
-        plane,
-        plane.bin_dir / "kubectl",
-        work / "bench.kubeconfig",
-        work,
-        client.CustomObjectsApi(api),
-    )
-    service_account_kubeconfig(bench, bench.kubeconfig)
+    bench.kubeconfig.write_text(json.dumps(config))
+    bench.kubeconfig.chmod(0o600)
+    # An installed driftctl has its bytecode compiled (pip does it); this worktree's may not
+    # (PYTHONDONTWRITEBYTECODE), and compiling on every run is not what a CronJob pays.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "driftctl")], check=True)
     # A kubectl user has a warm discovery cache; fill it before anything is measured.
-    subprocess.run([*kubectl_base(bench), "api-resources"], capture_output=True, check=True)
+    subprocess.run([*bench.kubectl_base(), "api-resources"], capture_output=True, check=True)
     return bench
 
 
-# --- what each tool is given ---------------------------------------------------------------
+# --- one tool's turn: its commands for each step ---------------------------------------------
 
 
-def make_repository(folder: Path, count: int) -> Repo:
-    """N WebApps, one file per WebApp under apps/, committed on main."""
-    files = {
-        f"apps/app-{index:04d}.yaml": webapp(f"app-{index:04d}", replicas=REPLICAS)
-        for index in range(count)
-    }
-    repo = Repo(folder)
-    repo.write(files).commit(f"{count} WebApps")
-    return repo
+@dataclass
+class Turn:
+    """One tool at one size in one repetition: its fleet, and what it runs at each step."""
+
+    tool: str
+    fleet: f.Fleet
+    argv: Callable[[str], list[str]]  # step -> command
+    before: Callable[[str], None] = lambda step: None  # untimed preparation of a step
+    extra_env: dict[str, str] = field(default_factory=dict)
 
 
-def render_for_kubectl(repo: Repo, namespace: str, folder: Path) -> Path:
-    """What driftctl would apply, as files: per WebApp, the WebApp and its Deployment.
+def kubectl_turn(bench: Bench, fleet: f.Fleet, version: str) -> Turn:
+    folder = bench.work / fleet.prefix
+    stamp = Stamp(fleet.prefix, "0123456789abcdef" * 2 + "01234567", f"{folder}#apps")
+    applyset = f"{fleet.prefix}-set"
+    f.render_for_kubectl(fleet, stamp, folder)
+    common = ["--server-side", "--force-conflicts", f"--field-manager={KUBECTL_MANAGER}"]
+    files = ["-f", str(folder)]
+    pruning = ["--prune", f"--applyset={f.APPLYSET_PLURAL}.{f.APPLYSET_GROUP}/{applyset}"]
 
-    kubectl cannot know a WebApp's uid before it exists, so the Deployments carry no
-    ownerReference; every other field is the one driftctl sends.
-    """
-    source = Source(str(repo.path), ref="main", path="apps", namespace=namespace)
-    desired = pipeline.load_desired(source, os.environ)
-    stamp = Stamp.of(desired, namespace)
-    folder.mkdir(parents=True)
-    for app in desired.webapps:
-        deployment = build_deployment(app, namespace, owner_uid="")
-        del deployment["metadata"]["ownerReferences"]
-        documents = (to_yaml(webapp_manifest(app, stamp)), to_yaml(deployment))
-        (folder / f"{app.name}.yaml").write_text("---\n".join(documents))
-    return folder
+    def argv(step: str) -> list[str]:
+        verb = "diff" if step.endswith("plan") else "apply"
+        extra = pruning if step == "prune apply" else []
+        return [*bench.kubectl_base(), verb, *common, *extra, *files]
 
+    def before(step: str) -> None:
+        if step == "drift plan":
+            drift(bench, fleet)
+        if step == "prune apply":
+            # Untimed: make the fleet an ApplySet (kubectl labels every object), then drop 1%.
+            bench.admin(
+                "apply", "--server-side", "-f", "-", stdin=f.applyset_parent(applyset, version)
+            )
+            adopt = [*bench.kubectl_base(), "apply", *common, *pruning, *files]
+            subprocess.run(
+                adopt, env=tool_environment(APPLYSET_ON), capture_output=True, check=True
+            )
+            f.render_for_kubectl(fleet, stamp, folder, removed=True)
 
-def kubectl_base(bench: Bench) -> list[str]:
-    return [
-        str(bench.kubectl),
-        f"--kubeconfig={bench.kubeconfig}",
-        f"--cache-dir={bench.work / 'kubectl-cache'}",
-    ]
-
-
-def kubectl_round(bench: Bench, repo: Repo, namespace: str) -> Round:
-    manifests = render_for_kubectl(repo, namespace, bench.work / namespace)
-    common = [
-        "--server-side",
-        "--force-conflicts",  # driftctl forces too: Git is the source of truth
-        f"--field-manager={KUBECTL_MANAGER}",
-        "-f",
-        str(manifests),
-    ]
-    base = kubectl_base(bench)
-    return Round("kubectl", namespace, [*base, "apply", *common], [*base, "diff", *common])
+    return Turn("kubectl", fleet, argv, before, APPLYSET_ON)
 
 
-def driftctl_round(bench: Bench, repo: Repo, namespace: str, concurrency: int) -> Round:
+APPLYSET_ON = {"KUBECTL_APPLYSET": "true"}  # --applyset is alpha in kubectl v1.37
+
+
+def driftctl_turn(bench: Bench, fleet: f.Fleet, concurrency: int | None) -> Turn:
+    repo = Repo(bench.work / fleet.prefix)
+    f.write_git(fleet, repo)
     common = [
         f"--repo={repo.path}",
         "--ref=main",
         "--path=apps",
-        f"--namespace={namespace}",
         f"--kubeconfig={bench.kubeconfig}",
-        f"--instance={namespace}",
-        f"--concurrency={concurrency}",
+        f"--instance={fleet.prefix}",
+        "--timeout=3600",  # a cold apply of 10,000 WebApps on a loaded machine takes minutes
+        *([f"--concurrency={concurrency}"] if concurrency else []),
     ]
-    base = [sys.executable, "-m", "driftctl"]
-    return Round(
-        "driftctl",
-        namespace,
-        [*base, "apply", *common, f"--lock-namespace={LOCK_NAMESPACE}"],
-        [*base, "plan", *common],
-    )
+
+    def argv(step: str) -> list[str]:
+        base = [sys.executable, "-m", "driftctl"]
+        if step.endswith("plan"):
+            return [*base, "plan", *common]
+        return [*base, "apply", *common, f"--lock-namespace={LOCK_NAMESPACE}"]
+
+    def before(step: str) -> None:
+        if step == "drift plan":
+            drift(bench, fleet)
+        if step == "prune apply":
+            f.write_git(fleet, repo, removed=True)
+
+    return Turn("driftctl", fleet, argv, before)
+
+
+def drift(bench: Bench, fleet: f.Fleet) -> None:
+    """A person scales 1% of the Deployments and sets another image (as admin: not counted)."""
+    by_namespace: dict[str, list[str]] = {}
+    for namespace, name in fleet.drifted:
+        by_namespace.setdefault(namespace, []).append(name)
+    for namespace, names in by_namespace.items():
+        deployments = [f"deployment/{name}" for name in names]
+        bench.admin("scale", *deployments, f"--replicas={f.DRIFTED_REPLICAS}", "-n", namespace)
+        bench.admin("set", "image", *deployments, f"app={f.DRIFTED_IMAGE}", "-n", namespace)
 
 
 # --- measuring one step ----------------------------------------------------------------------
 
 
-def tool_environment() -> dict[str, str]:
+def tool_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     prefixes = ("GIT_", "KUBECONFIG", "DRIFTCTL_", "KUBECTL_")
     env = {key: value for key, value in os.environ.items() if not key.startswith(prefixes)}
     env["NO_COLOR"] = "1"
+    env.update(extra or {})
     return env
 
 
-def run_process(argv: Sequence[str], log: Path) -> tuple[float, resource.struct_rusage, int]:
+def server_cpu(plane: launcher.ControlPlane) -> float:
+    """CPU seconds the API server and etcd have used so far (/proc/<pid>/stat)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for name in ("kube-apiserver", "etcd"):
+        fields = Path(f"/proc/{plane.pids[name]}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
+def run_process(
+    argv: Sequence[str], log: Path, env: dict[str, str]
+) -> tuple[float, resource.struct_rusage, int]:
     """Run to the end; (wall seconds, resource usage, exit code) of that process alone."""
     with log.open("w") as out:
         started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=out, env=tool_environment(), cwd=ROOT)
+        process = subprocess.Popen(argv, stdout=out, stderr=out, env=env, cwd=ROOT)
         _pid, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage, process.returncode
+    return elapsed, usage, os.waitstatus_to_exitcode(status)
 
 
-def kinds(before: Requests, after: Requests) -> Counter[str]:
-    """Requests to WebApps, Deployments and Events by resource and verb (every client)."""
+def by_verb(before: Requests, after: Requests) -> dict[str, int]:
+    """Requests to the counted resources by resource and verb (every client)."""
     counted: Counter[str] = Counter()
     for (kind, subresource, verb, *_, dry_run, _code), count in delta(
-        before, after, OBJECT_RESOURCES
+        before, after, COUNTED
     ).items():
         name = f"{kind}/{subresource}" if subresource else kind
         counted[f"{name} {verb}{' dry-run' if dry_run else ''}"] += count
-    return counted
+    return dict(sorted(counted.items()))
 
 
-def measure(bench: Bench, argv: Sequence[str], step: str, log: Path) -> Sample:
-    before = request_counts(bench.plane)
-    seconds, usage, code = run_process(argv, log)
-    after = request_counts(bench.plane)
-    expected = EXPECTED_EXIT.get(step, 0)
+def measure(bench: Bench, turn: Turn, step: str, repetition: int) -> dict[str, Any]:
+    log = bench.work / "logs" / f"{turn.fleet.prefix}-{step.replace(' ', '-')}.log"
+    log.parent.mkdir(exist_ok=True)
+    load, cpu_before, before = (
+        os.getloadavg()[0],
+        server_cpu(bench.plane),
+        request_counts(bench.plane),
+    )
+    seconds, usage, code = run_process(turn.argv(step), log, tool_environment(turn.extra_env))
+    after, cpu_after = request_counts(bench.plane), server_cpu(bench.plane)
+    expected = 1 if step == "drift plan" else 0
     if code != expected:
         tail = "\n".join(log.read_text().splitlines()[-15:])
-        raise RuntimeError(f"{step}: {argv[0]} exited {code}, expected {expected}:\n{tail}")
-    requests = after.service_accounts - before.service_accounts
-    cpu = usage.ru_utime + usage.ru_stime
-    return Sample(seconds, cpu, usage.ru_maxrss, requests, kinds(before, after))
+        raise RuntimeError(f"{turn.tool} {step}: exited {code}, expected {expected}:\n{tail}")
+    return asdict(
+        report.Sample(
+            size=turn.fleet.count,
+            step=step,
+            tool=turn.tool,
+            repetition=repetition,
+            seconds=round(seconds, 3),
+            cpu_seconds=round(usage.ru_utime + usage.ru_stime, 3),
+            rss_kib=usage.ru_maxrss,
+            requests=after.service_accounts - before.service_accounts,
+            by_verb=by_verb(before, after),
+            server_cpu_seconds=round(cpu_after - cpu_before, 2),
+            load=round(load, 2),
+        )
+    )
 
 
-# --- one round: the five steps of one tool in a fresh namespace ------------------------------
+# --- rounds ---------------------------------------------------------------------------------
 
 
-def drift(bench: Bench, namespace: str, count: int) -> None:
-    """Scale every 10th Deployment by hand, as a person would (as admin: not counted)."""
-    names = [f"app-{index:04d}" for index in range(0, count, DRIFT_EVERY)]
-    bench.admin("scale", "deployment", *names, f"--replicas={DRIFTED_REPLICAS}", "-n", namespace)
-
-
-def check_converged(bench: Bench, namespace: str, count: int) -> None:
-    """After the last apply every Deployment is back to the replicas Git declares."""
-    replicas = bench.admin(
-        "get", "deployments", "-n", namespace, "-o", "jsonpath={.items[*].spec.replicas}"
-    ).split()
-    if len(replicas) != count or set(replicas) != {str(REPLICAS)}:
-        raise RuntimeError(f"{namespace} did not converge: {Counter(replicas)}")
-
-
-def run_round(bench: Bench, turn: Round, count: int) -> dict[str, Sample]:
-    logs = bench.work / "logs"
-    logs.mkdir(exist_ok=True)
-    settle(bench)
-    bench.admin("create", "namespace", turn.namespace)
-    samples = {}
-    for step in STEPS:
-        if step == "drift plan":
-            drift(bench, turn.namespace, count)
-        argv = turn.plan if step.endswith("plan") else turn.apply
-        log = logs / f"{turn.namespace}-{step.replace(' ', '-')}.log"
-        samples[step] = measure(bench, argv, step, log)
-    check_converged(bench, turn.namespace, count)
-    clean_up(bench, turn.namespace)
-    return samples
-
-
-def clean_up(bench: Bench, namespace: str) -> None:
-    """Delete the Deployments, release the cleanup finalizers, then delete the namespace.
-
-    Deployments go first so that the garbage collector finds no dependents to check when
-    their owners go; it would otherwise GET each one, rate-limited, into the next round.
-    The finalizers are released because no driftctl runs to honour them.
-    """
-    bench.admin("delete", "deployments", "--all", "-n", namespace, "--wait=true")
-    listed = bench.objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL)
-    for item in listed["items"]:
-        bench.objects.patch_namespaced_custom_object(
-            c.GROUP, c.VERSION, namespace, c.PLURAL, item["metadata"]["name"],
-            {"metadata": {"finalizers": None}}, _content_type="application/merge-patch+json",
-        )  # fmt: skip
-    bench.admin("delete", "namespace", namespace, "--wait=true", "--timeout=600s")
-    bench.admin("delete", "lease", c.lease_name(namespace), "-n", LOCK_NAMESPACE,
-                "--ignore-not-found")  # fmt: skip
-
-
-def settle(bench: Bench, timeout: float = 180.0) -> None:
-    """Wait until nobody sends requests about WebApps or Deployments for a second."""
+def settle(bench: Bench, timeout: float = 300.0) -> None:
+    """Wait until nobody sends requests about the counted resources for two seconds."""
     deadline = time.monotonic() + timeout
     before = request_counts(bench.plane)
     while time.monotonic() < deadline:
-        time.sleep(1.0)
+        time.sleep(2.0)
         after = request_counts(bench.plane)
-        if not delta(before, after, OBJECT_RESOURCES):
+        if not delta(before, after, COUNTED):
             return
         before = after
     print("# the cluster did not settle; measuring anyway", file=sys.stderr)
 
 
-# --- the whole run ------------------------------------------------------------------------------
+def clean_up(bench: Bench, turn: Turn) -> None:
+    """Delete the Deployments, release the cleanup finalizers, then the namespaces.
+
+    Deployments go first so that the garbage collector finds no dependents to check when
+    their owners go. Finalizers are released because no driftctl runs to honour them.
+    """
+    for namespace in turn.fleet.namespaces:
+        bench.admin("delete", "deployments", "--all", "-n", namespace, "--wait=true")
+    release_finalizers(bench, turn.fleet.namespaces)
+    bench.admin("delete", "namespace", *turn.fleet.namespaces, "--wait=true", "--timeout=900s")
+    bench.admin("delete", f"{f.APPLYSET_PLURAL}.{f.APPLYSET_GROUP}", "--all", "--ignore-not-found")
+    bench.admin("delete", "lease", c.lease_name(turn.fleet.prefix), "-n", LOCK_NAMESPACE,
+                "--ignore-not-found")  # fmt: skip
 
 
-def rounds(bench: Bench, repo: Repo, count: int, repetition: int, concurrency: int) -> list[Round]:
-    """Both tools, each in its own fresh namespace; who goes first alternates."""
+def release_finalizers(bench: Bench, namespaces: Sequence[str]) -> None:
+    api = config.new_client_from_config(config_file=str(bench.plane.kubeconfig))  # type: ignore[no-untyped-call]
+    objects = client.CustomObjectsApi(api)
+    held: list[tuple[str, str]] = []
+    for namespace in namespaces:
+        listed: dict[str, Any] = objects.list_namespaced_custom_object(  # type: ignore[assignment]
+            c.GROUP, c.VERSION, namespace, c.PLURAL
+        )
+        held += [
+            (namespace, item["metadata"]["name"])
+            for item in listed["items"]
+            if item["metadata"].get("finalizers")
+        ]
+
+    def release(place: tuple[str, str]) -> None:
+        objects.patch_namespaced_custom_object(
+            c.GROUP, c.VERSION, place[0], c.PLURAL, place[1],
+            {"metadata": {"finalizers": None}}, _content_type="application/merge-patch+json",
+        )  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(release, held))
+    api.close()
+
+
+def run_repetition(
+    bench: Bench, count: int, repetition: int, options: argparse.Namespace, *, last: bool = False
+) -> list[dict[str, Any]]:
+    """Both tools, step by step, interleaved; who goes first alternates."""
+    stem = f"{count}-{repetition}"
     turns = [
-        kubectl_round(bench, repo, f"bench-kubectl-{count}-{repetition}"),
-        driftctl_round(bench, repo, f"bench-driftctl-{count}-{repetition}", concurrency),
+        kubectl_turn(bench, f.Fleet(count, f"k{stem}"), options.kubectl_version),
+        driftctl_turn(bench, f.Fleet(count, f"d{stem}"), options.concurrency),
     ]
-    return turns if repetition % 2 == 0 else turns[::-1]
+    turns = turns if repetition % 2 == 0 else turns[::-1]
+    for turn in turns:
+        for namespace in turn.fleet.namespaces:
+            bench.admin("create", "namespace", namespace)
+    samples = []
+    for step in STEPS:
+        for turn in turns:
+            turn.before(step)
+            settle(bench)
+            samples.append(measure(bench, turn, step, repetition))
+            done = samples[-1]
+            print(f"# N={count} #{repetition + 1} {turn.tool} {step}: {done['seconds']:.2f} s "
+                  f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
+    for turn in turns:
+        check_converged(bench, turn)
+        if not (last and options.controlplane is None):  # a control plane about to go
+            clean_up(bench, turn)
+    return samples
 
 
-def run_size(bench: Bench, count: int, options: argparse.Namespace, results: Results) -> None:
-    repo = make_repository(bench.work / f"repo-{count}", count)
-    for repetition in range(options.repeat):
-        for turn in rounds(bench, repo, count, repetition, options.concurrency):
-            started = time.monotonic()
-            for step, sample in run_round(bench, turn, count).items():
-                results.setdefault((count, step, turn.tool), []).append(sample)
-            print(
-                f"# N={count} #{repetition + 1} {turn.tool}: {time.monotonic() - started:.0f} s",
-                file=sys.stderr,
-            )
+def check_converged(bench: Bench, turn: Turn) -> None:
+    """After the last step every Deployment left is back to what Git declares, 1% fewer."""
+    wanted = len(turn.fleet.apps(removed=True))
+    template = "jsonpath={range .items[*]}{.metadata.namespace} {.spec.replicas}\n{end}"
+    out = bench.admin("get", "deployments", "-A", "-o", template)
+    mine = [
+        line.split()[1] for line in out.splitlines() if line.startswith(turn.fleet.prefix + "-")
+    ]
+    if len(mine) != wanted or set(mine) != {str(f.REPLICAS)}:
+        raise RuntimeError(
+            f"{turn.tool} did not converge: {len(mine)} of {wanted}, {Counter(mine)}"
+        )
+
+
+# --- the whole run ------------------------------------------------------------------------------
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_cluster", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="N=100, one repetition, no record")
-    parser.add_argument("--sizes", default="100,1000", help="WebApp counts (default: 100,1000)")
-    parser.add_argument("--repeat", type=int, default=3, help="repetitions (default: 3)")
-    parser.add_argument("--concurrency", type=int, default=4, help="driftctl --concurrency")
+    parser.add_argument("--sizes", default="100,1000,10000", help="WebApp counts")
+    parser.add_argument("--repeat", default="5,3,1", help="repetitions per size (one or one each)")
+    parser.add_argument("--concurrency", type=int, help="driftctl --concurrency (default: its own)")
     parser.add_argument("--controlplane", type=Path, help="folder of a running control plane")
     parser.add_argument("--no-record", action="store_true", help="print only, write no file")
+    parser.add_argument("--name", help="results file name (default: the date)")
+    parser.add_argument(
+        "--append", action="store_true", help="add to the samples already in that file"
+    )
     options = parser.parse_args(argv)
-    options.sizes = [100] if options.quick else [int(size) for size in options.sizes.split(",")]
-    options.repeat = 1 if options.quick else options.repeat
-    options.record = not (options.quick or options.no_record)
+    options.sizes = [int(size) for size in options.sizes.split(",")]
+    repeats = [int(n) for n in options.repeat.split(",")]
+    options.repeats = repeats * len(options.sizes) if len(repeats) == 1 else repeats
+    options.record = not options.no_record
     return options
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     options = parse(sys.argv[1:] if argv is None else argv)
-    results: Results = {}
-    started, load_before = time.monotonic(), os.getloadavg()[0]
+    started, load_before = time.monotonic(), os.getloadavg()
+    samples: list[dict[str, Any]] = earlier(options) if options.append else []
     with (
         tempfile.TemporaryDirectory() as folder,
         control_plane(options.controlplane, Path(folder)) as plane,
     ):
         bench = prepare(plane, Path(folder))
-        for count in options.sizes:
-            run_size(bench, count, options, results)
-        setting = report.Setting(
-            kubectl_version(bench),
-            options.repeat,
-            options.concurrency,
-            time.monotonic() - started,
-            (load_before, os.getloadavg()[0]),
-        )
-    text = report.markdown(results, setting)
-    print(text)
-    if options.record:
-        RESULTS.mkdir(exist_ok=True)
-        path = RESULTS / f"cluster-{datetime.date.today().isoformat()}.md"
-        path.write_text(text)
-        print(f"# written to {path.relative_to(ROOT)}", file=sys.stderr)
+        options.kubectl_version = kubectl_version(bench)
+        rounds = [
+            (count, repetition)
+            for count, repeat in zip(options.sizes, options.repeats, strict=True)
+            for repetition in range(repeat)
+        ]
+        for index, (count, repetition) in enumerate(rounds):
+            last = index == len(rounds) - 1
+            samples += run_repetition(bench, count, repetition, options, last=last)
+            if options.record:
+                record(samples, options, started, load_before)
+    if not options.record:
+        print(report.markdown(results(samples, options, started, load_before)))
+
+
+def earlier(options: argparse.Namespace) -> list[dict[str, Any]]:
+    """The samples of an earlier invocation recorded under the same name (--append)."""
+    path = RESULTS / f"{options.name or datetime.date.today().isoformat()}.json"
+    data = json.loads(path.read_text())
+    options.runs = [*data.get("runs", [_run_of(data)]), None]
+    samples: list[dict[str, Any]] = data["samples"]
+    return samples
+
+
+def _run_of(data: dict[str, Any]) -> dict[str, Any]:
+    settings = data["settings"]
+    return {
+        "commit": data["commit"],
+        "sizes": settings["sizes"],
+        "repetitions": settings["repetitions"],
+        "elapsed_minutes": data["elapsed_minutes"],
+        "load_average": data["load_average"],
+    }
+
+
+def results(
+    samples: list[dict[str, Any]],
+    options: argparse.Namespace,
+    started: float,
+    load_before: tuple[float, float, float],
+) -> dict[str, Any]:
+    """Every sample so far, with where, when and how they were made (one entry in `runs`
+    per invocation: --append adds one)."""
+    this = {
+        "commit": report.commit(),
+        "sizes": options.sizes,
+        "repetitions": options.repeats,
+        "elapsed_minutes": round((time.monotonic() - started) / 60, 1),
+        "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
+    }
+    runs = [*getattr(options, "runs", [None])[:-1], this]
+    sizes = sorted({sample["size"] for sample in samples})
+    repetitions = [len({s["repetition"] for s in samples if s["size"] == size}) for size in sizes]
+    return {
+        "date": datetime.date.today().isoformat(),
+        "machine": report.machine(),
+        "versions": {"kubectl and control plane": options.kubectl_version, **report.versions()},
+        "commit": ", ".join(dict.fromkeys(run["commit"] for run in runs)),
+        "settings": {
+            "sizes": sizes,
+            "repetitions": repetitions,
+            "driftctl concurrency": options.concurrency or "default",
+            "namespaces": f.NAMESPACES,
+            "files": f.FILES,
+        },
+        "elapsed_minutes": round(sum(run["elapsed_minutes"] for run in runs), 1),
+        "load_average": {
+            "start": runs[0]["load_average"]["start"],
+            "end": this["load_average"]["end"],
+        },
+        "runs": runs,
+        "samples": samples,
+    }
+
+
+def record(
+    samples: list[dict[str, Any]],
+    options: argparse.Namespace,
+    started: float,
+    load_before: tuple[float, float, float],
+) -> None:
+    """Write what was measured so far: <name>.json, and <name>.md made from it."""
+    RESULTS.mkdir(exist_ok=True)
+    name = options.name or datetime.date.today().isoformat()
+    data = results(samples, options, started, load_before)
+    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+    (RESULTS / f"{name}.md").write_text(report.markdown(data))
+    print(f"# written to benchmarks/results/{name}.json and .md", file=sys.stderr)
 
 
 def kubectl_version(bench: Bench) -> str:

@@ -1,109 +1,252 @@
-"""What bench_cluster measured, and how it reads: Markdown tables of numbers and ratios.
+"""What bench_cluster measured, and how it reads: medians, spreads, ratios, targets.
 
-Turns samples into text and nothing else; the only facts it looks up itself are those of
-the machine and the commit the numbers came from, so a recorded result says where it ran.
+Reads the results as data (the JSON bench_cluster writes) and turns them into Markdown;
+the README's Performance table is made from the same summary (benchmarks/readme_table.py).
+The only facts it looks up itself are those of the machine, versions and commit, so a
+recorded result says where it ran.
 """
 
 from __future__ import annotations
 
-import datetime
 import os
 import platform
 import statistics
 import subprocess
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-STEPS = ("cold apply", "no-drift apply", "no-drift plan", "drift plan", "drift apply")
-KUBECTL_STEP = {
-    "cold apply": "apply --server-side",
-    "no-drift apply": "apply --server-side",
-    "no-drift plan": "diff --server-side",
-    "drift plan": "diff --server-side",
-    "drift apply": "apply --server-side",
+STEPS = (
+    "cold apply",
+    "no-drift plan",
+    "no-drift apply",
+    "drift plan",
+    "drift apply",
+    "prune apply",
+)
+PRUNE = "kubectl apply --server-side --prune --applyset=..."
+SCENARIOS = {  # step: (scenario, what driftctl runs, what kubectl runs)
+    "no-drift plan": ("no drift", "plan", "kubectl diff --server-side"),
+    "no-drift apply": ("no drift", "apply", "kubectl apply --server-side"),
+    "drift plan": ("1% drift", "plan", "kubectl diff --server-side"),
+    "drift apply": ("1% drift", "apply", "kubectl apply --server-side"),
+    "cold apply": ("all new", "apply", "kubectl apply --server-side"),
+    "prune apply": ("1% removed", "apply (prune)", PRUNE),
 }
+# The issue's targets: driftctl/kubectl medians of one run, and absolute bounds.
+RATIO_TARGETS = {
+    ("no-drift plan", 1000): 0.10,
+    ("no-drift plan", 10000): 0.05,
+    ("drift apply", 1000): 0.10,
+    ("drift apply", 10000): 0.05,
+    ("cold apply", 1000): 0.5,
+    ("cold apply", 10000): 0.5,
+    ("prune apply", 1000): 0.5,
+    ("prune apply", 10000): 0.5,
+}
+PLAN_SECONDS = {1000: 2.0, 10000: 10.0}
+RSS_MB = {1000: 120.0, 10000: 250.0}
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One step of one tool: wall clock, peak RSS, and the requests the API server served."""
+    """One step of one tool: what it cost, as measured outside the tool."""
 
-    seconds: float
-    cpu_seconds: float  # user + system time of the process
-    rss_kib: int
-    requests: int
-    by_kind: Counter[str]  # "<resource> <verb>[ dry-run]": count, every client
-
-
-Results = dict[tuple[int, str, str], list[Sample]]  # (N, step, tool) -> one per repetition
+    size: int
+    step: str
+    tool: str
+    repetition: int
+    seconds: float  # wall clock of the process
+    cpu_seconds: float  # its user + system time
+    rss_kib: int  # its peak RSS
+    requests: int  # what the API server dispatched for the ServiceAccount: the tool alone
+    by_verb: dict[str, int]  # "<resource> <verb>[ dry-run]": count (every client)
+    server_cpu_seconds: float  # kube-apiserver + etcd CPU meanwhile
+    load: float  # 1-minute load average at the start
 
 
 @dataclass(frozen=True)
-class Setting:
-    """How the run was made, beyond the machine."""
+class Spread:
+    median: float
+    low: float
+    high: float
 
-    kubectl_version: str
-    repeat: int
-    concurrency: int
-    elapsed: float
-    load: tuple[float, float]  # 1-minute load average at the start and at the end
+    @classmethod
+    def of(cls, values: Iterable[float]) -> Spread:
+        items = sorted(values)
+        return cls(statistics.median(items), items[0], items[-1])
+
+    def text(self, digits: int = 2) -> str:
+        if self.low == self.high:
+            return f"{self.median:.{digits}f}"
+        return f"{self.median:.{digits}f} ({self.low:.{digits}f} to {self.high:.{digits}f})"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One step at one size: both tools' figures and the ratio of paired runs."""
+
+    size: int
+    step: str
+    runs: int
+    seconds: tuple[Spread, Spread]  # driftctl, kubectl
+    ratio: Spread  # driftctl/kubectl per repetition
+    cpu: tuple[float, float]
+    server_cpu: tuple[float, float]
+    rss_mib: tuple[float, float]  # maxima
+    requests: tuple[float, float]
+    by_verb: tuple[dict[str, int], dict[str, int]]  # first repetition
+    load: float
+
+
+def samples(data: dict[str, Any]) -> list[Sample]:
+    return [Sample(**sample) for sample in data["samples"]]
+
+
+def _median(items: list[Sample], value: Callable[[Sample], float]) -> float:
+    return statistics.median(value(item) for item in items)
+
+
+def rows(data: dict[str, Any]) -> list[Row]:
+    """Every (size, step) both tools ran, in size then step order."""
+    every = samples(data)
+    out = []
+    for size in sorted({s.size for s in every}):
+        for step in STEPS:
+            ours = [s for s in every if (s.size, s.step, s.tool) == (size, step, "driftctl")]
+            theirs = {
+                s.repetition: s
+                for s in every
+                if (s.size, s.step, s.tool) == (size, step, "kubectl")
+            }
+            paired = [s for s in ours if s.repetition in theirs]
+            if not paired:
+                continue
+            pairs = [(s, theirs[s.repetition]) for s in paired]
+            kubectl = [k for _, k in pairs]
+            out.append(
+                Row(
+                    size,
+                    step,
+                    len(pairs),
+                    (Spread.of(s.seconds for s in paired), Spread.of(k.seconds for k in kubectl)),
+                    Spread.of(d.seconds / k.seconds for d, k in pairs),
+                    (
+                        _median(paired, lambda s: s.cpu_seconds),
+                        _median(kubectl, lambda s: s.cpu_seconds),
+                    ),
+                    (
+                        _median(paired, lambda s: s.server_cpu_seconds),
+                        _median(kubectl, lambda s: s.server_cpu_seconds),
+                    ),
+                    (max(s.rss_kib for s in paired) / 1024, max(k.rss_kib for k in kubectl) / 1024),
+                    (_median(paired, lambda s: s.requests), _median(kubectl, lambda s: s.requests)),
+                    (pairs[0][0].by_verb, pairs[0][1].by_verb),
+                    _median([*paired, *kubectl], lambda s: s.load),
+                )
+            )  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """One line of the issue's targets: what, at which size, the figure, met or not."""
+
+    what: str
+    size: int
+    bound: str
+    figure: str
+    met: bool
+
+
+def targets(data: dict[str, Any]) -> list[Target]:
+    found = {(row.step, row.size): row for row in rows(data)}
+    out = []
+    for (step, size), bound in RATIO_TARGETS.items():
+        if (step, size) in found:
+            ratio = found[step, size].ratio.median
+            scenario, ours, theirs = SCENARIOS[step]
+            what = f"{scenario}: {ours} / {theirs}"
+            out.append(Target(what, size, f"≤ {bound:.2f}", f"{ratio:.3f}", ratio <= bound))
+    for size, bound in PLAN_SECONDS.items():
+        if ("no-drift plan", size) in found:
+            seconds = found["no-drift plan", size].seconds[0].median
+            figure = f"{seconds:.2f} s"
+            out.append(
+                Target("no-drift plan, absolute", size, f"≤ {bound:g} s", figure, seconds <= bound)
+            )
+    for size, bound in RSS_MB.items():
+        at_size = [row for row in found.values() if row.size == size]
+        if at_size:
+            peak = max(row.rss_mib[0] for row in at_size) * 1.048576  # MiB -> MB
+            figure = f"{peak:.0f} MB"
+            out.append(
+                Target("peak RSS of driftctl", size, f"≤ {bound:g} MB", figure, peak <= bound)
+            )
+    return out
+
+
+def target_table(data: dict[str, Any]) -> list[str]:
+    lines = ["| target | N | bound | measured | |", "|---|---:|---|---:|---|"]
+    for target in targets(data):
+        verdict = "met" if target.met else "**missed**"
+        lines.append(
+            f"| {target.what} | {target.size:,} | {target.bound} | {target.figure} | {verdict} |"
+        )
+    return lines
+
+
+def ratio_table(data: dict[str, Any]) -> list[str]:
+    """Per scenario and size: both tools' median seconds and the median ratio (spread)."""
+    lines = [
+        "| scenario | N | driftctl | kubectl | s driftctl | s kubectl | ratio (range) | runs |",
+        "|---|---:|---|---|---:|---:|---:|---:|",
+    ]
+    for row in rows(data):
+        scenario, ours, theirs = SCENARIOS[row.step]
+        lines.append(
+            f"| {scenario} | {row.size:,} | `{ours}` | `{theirs}` | {row.seconds[0].median:.2f} "
+            f"| {row.seconds[1].median:.2f} | **{row.ratio.text(3)}** | {row.runs} |"
+        )
+    return lines
 
 
 def ratio(mine: float, theirs: float) -> str:
     return f"{mine / theirs:.2f}" if theirs else "n/a"
 
 
-def sizes(results: Results) -> list[int]:
-    return sorted({count for count, _step, _tool in results})
+def cost_table(data: dict[str, Any]) -> list[str]:
+    lines = [
+        "| N | step | s driftctl | s kubectl | CPU s driftctl | CPU s kubectl | server CPU s "
+        "driftctl | server CPU s kubectl | MiB driftctl | MiB kubectl | requests driftctl "
+        "| requests kubectl | load |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows(data):
+        lines.append(
+            f"| {row.size:,} | {row.step} | {row.seconds[0].text()} | {row.seconds[1].text()} "
+            f"| {row.cpu[0]:.2f} | {row.cpu[1]:.2f} | {row.server_cpu[0]:.1f} "
+            f"| {row.server_cpu[1]:.1f} | {row.rss_mib[0]:.0f} | {row.rss_mib[1]:.0f} "
+            f"| {row.requests[0]:.0f} | {row.requests[1]:.0f} | {row.load:.1f} |"
+        )
+    return lines
 
 
-def median(samples: Iterable[Sample], value: Callable[[Sample], float]) -> float:
-    return statistics.median(value(sample) for sample in samples)
-
-
-def time_rows(results: Results) -> list[str]:
-    rows = []
-    for count in sizes(results):
-        for step in STEPS:
-            ours, theirs = results[count, step, "driftctl"], results[count, step, "kubectl"]
-            mine, other = (median(s, lambda x: x.seconds) for s in (ours, theirs))
-            cpu = [median(s, lambda x: x.cpu_seconds) for s in (ours, theirs)]
-            rows.append(
-                f"| {count} | {step} | {mine:.2f} ({min(x.seconds for x in ours):.2f}) "
-                f"| {other:.2f} ({min(x.seconds for x in theirs):.2f}) "
-                f"| **{ratio(mine, other)}** | {cpu[0]:.2f} | {cpu[1]:.2f} | **{ratio(*cpu)}** |"
-            )
-    return rows
-
-
-def cost_rows(results: Results) -> list[str]:
-    rows = []
-    for count in sizes(results):
-        for step in STEPS:
-            ours, theirs = results[count, step, "driftctl"], results[count, step, "kubectl"]
-            rss = [max(x.rss_kib for x in s) / 1024 for s in (ours, theirs)]
-            calls = [median(s, lambda x: x.requests) for s in (ours, theirs)]
-            rows.append(
-                f"| {count} | {step} | {rss[0]:.0f} | {rss[1]:.0f} | **{ratio(*rss)}** "
-                f"| {calls[0]:.0f} | {calls[1]:.0f} | **{ratio(*calls)}** |"
-            )
-    return rows
-
-
-def kinds_text(counted: Counter[str]) -> str:
+def verbs_text(counted: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counted.items())) or "none"
 
 
-def kind_rows(results: Results) -> list[str]:
-    return [
-        f"| {count} | {step} | {kinds_text(results[count, step, 'driftctl'][0].by_kind)} "
-        f"| {kinds_text(results[count, step, 'kubectl'][0].by_kind)} |"
-        for count in sizes(results)
-        for step in STEPS
-    ]
+def verb_table(data: dict[str, Any]) -> list[str]:
+    lines = ["| N | step | driftctl | kubectl |", "|---:|---|---|---|"]
+    for row in rows(data):
+        lines.append(
+            f"| {row.size:,} | {row.step} | {verbs_text(row.by_verb[0])} "
+            f"| {verbs_text(row.by_verb[1])} |"
+        )
+    return lines
 
 
 def cpu_model() -> str:
@@ -114,93 +257,124 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def memory_gib() -> float:
+def machine() -> dict[str, Any]:
     with open("/proc/meminfo") as meminfo:
         kib = int(meminfo.readline().split()[1])  # MemTotal comes first
-    return kib / 2**20
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(kib / 2**20, 1),
+        "kernel": platform.release(),
+    }
+
+
+def versions() -> dict[str, str]:
+    return {"python": platform.python_version(), "driftctl": metadata.version("kube-driftctl")}
 
 
 def commit() -> str:
-    done = subprocess.run(
-        ["git", "describe", "--always", "--dirty"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "unknown"
+    """The commit measured; `-dirty` when driftctl's code or the harness differ from it
+    (a changed README or test does not change a figure)."""
+    described = _git("describe", "--always") or "unknown"
+    changed = _git("status", "--porcelain", "--", "driftctl", "benchmarks/bench_cluster.py",
+                   "benchmarks/fleet.py")  # fmt: skip
+    return described + ("-dirty" if changed else "")
 
 
-def machine(setting: Setting) -> list[str]:
-    return [
-        f"- Machine: {cpu_model()}, {os.cpu_count()} cores, {memory_gib():.0f} GiB, "
-        f"Linux {platform.release()}; Python {platform.python_version()}; "
-        f"kubectl and control plane {setting.kubectl_version}; driftctl at {commit()}.",
-        f"- {setting.repeat} repetition(s) of each step; driftctl --concurrency "
-        f"{setting.concurrency}; whole run {setting.elapsed / 60:.1f} min; load average "
-        f"{setting.load[0]:.1f} at the start, {setting.load[1]:.1f} at the end (other work on "
-        "the machine shows here).",
-    ]
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
 
 
 METHOD = """\
 - One local control plane (etcd, kube-apiserver, kube-controller-manager: garbage collector
-  and namespace controllers, no deployment controller, no kubelet), on the same machine
-  as the tools. Both tools run as the same ServiceAccount bound to cluster-admin.
-- Git: one file per WebApp (`apps/app-NNNN.yaml`, image nginx:1.27, 2 replicas), all in one
-  namespace; driftctl reads it with `--ref main`.
-- kubectl applies what driftctl would build (`webapp_manifest`, `build_deployment`), rendered
-  to one file per WebApp (the WebApp, then its Deployment) without the Deployment's
-  ownerReference (a WebApp's uid is unknown before it exists). kubectl runs with
-  `--server-side --force-conflicts --field-manager=kubectl-bench` and a warm discovery cache.
-- Steps, each a fresh process, in a fresh namespace per tool and repetition: cold apply;
-  apply again; plan (`kubectl diff`); then `kubectl scale` (as admin, not counted) of every
-  10th Deployment to 5 replicas; plan (`kubectl diff`) and apply again. Clean-up between
-  rounds: Deployments deleted, finalizers released, namespace deleted and gone; each round
-  starts once no client has sent a request about WebApps or Deployments for a second.
-- driftctl does more than kubectl per apply: a run lock (Lease), the WebApp status, Events;
-  its plan is exact (a server-side dry-run per candidate), as `kubectl diff` is.
-- Time: wall clock of the process, median (min); CPU: its user + system time, median.
-  Peak RSS: `ru_maxrss` of that process (wait4), the maximum over repetitions. Requests:
-  what the API server's flow control dispatched for the ServiceAccount (exactly the tool's
-  requests), median. By kind: deltas of `apiserver_request_total` for WebApps, Deployments
-  and Events (any client, first run).
-- Ratios are driftctl / kubectl: below 1, driftctl is faster, smaller or sends fewer requests.
+  and namespace controllers, no deployment controller, no kubelet) on the same 2 cores as
+  the tools, which other engineers' test suites share (the load column). Both tools run as
+  the same ServiceAccount bound to cluster-admin.
+- The fleet: N WebApps over 10 namespaces and 100 files (image nginx:1.27, 2 replicas).
+  driftctl reads them from Git with `--ref main`; kubectl applies what driftctl would build,
+  rendered to 100 files, without the Deployments' ownerReference (a WebApp's uid is unknown
+  before it exists) and without the cleanup finalizer (kubectl runs no cleanup), with
+  `--server-side --force-conflicts` and a warm discovery cache.
+- Steps, each one process, in each tool's own 10 namespaces, the two tools interleaved step
+  by step (the order alternates between repetitions), each step once no client has sent a
+  request about the counted resources for two seconds: all new (cold apply); no drift (plan
+  or `kubectl diff`, then apply); 1% of the Deployments scaled to 5 and set to nginx:1.28 by
+  admin (not counted), then plan or `kubectl diff`, then apply; 1% of the WebApps removed
+  from Git (or from the files), then apply, which prunes.
+- kubectl's prune: `KUBECTL_APPLYSET=true kubectl apply --server-side --prune
+  --applyset=applysets.bench.example.com/<name>`. `--applyset` is alpha in kubectl v1.37
+  (unknown flag without the variable). A Secret or ConfigMap parent is namespaced and makes
+  kubectl refuse objects of other namespaces, so the parent is a cluster-scoped custom
+  resource, made beforehand with the id label, tooling and contains-group-kinds annotations
+  kubectl requires (it does not create custom parents). Before the timed step, one untimed
+  `apply --prune --applyset` of the whole fleet makes it the ApplySet (kubectl labels every
+  object `applyset.kubernetes.io/part-of`). The timed step then: GET and server-side apply
+  the parent, server-side apply every object in the files, LIST every group-kind in every
+  namespace the parent names by that label, DELETE each listed object not in the files,
+  apply the parent again. driftctl's prune deletes the WebApp, runs its cleanup (deletes
+  the Deployment, waits until it is gone, removes the finalizer) and records one Event.
+- driftctl does more than kubectl per apply: a run lock (Lease), each changed WebApp's
+  status, Events (at most one per WebApp, at most --max-events per run); its plan is exact
+  (server-side dry-runs), as `kubectl diff` is.
+- Seconds: wall clock of the process, median (range); ratio: driftctl/kubectl of the two
+  runs of one repetition, median (range). CPU: the process's user + system time; server
+  CPU: kube-apiserver + etcd during the step (both tools' steps run alone). MiB: peak RSS
+  (`ru_maxrss`), the maximum. Requests: what the API server's flow control dispatched for
+  the ServiceAccount (exactly the tool's requests), median. By verb: deltas of
+  `apiserver_request_total` (any client), first repetition.
 """
 
 
-def markdown(results: Results, setting: Setting) -> str:
-    today = datetime.date.today().isoformat()
+def _runs(data: dict[str, Any]) -> list[str]:
+    """One line per invocation, when the file was made by more than one (--append)."""
+    runs = data.get("runs") or []
+    if len(runs) < 2:
+        return []
+    return [
+        f"- Invocation {n}: sizes {run['sizes']}, repetitions {run['repetitions']}, commit "
+        f"{run['commit']}, {run['elapsed_minutes']} min{_note(run)}."
+        for n, run in enumerate(runs, 1)
+    ]
+
+
+def _note(run: dict[str, Any]) -> str:
+    return f"; {run['note']}" if run.get("note") else ""
+
+
+def markdown(data: dict[str, Any]) -> str:
+    m, settings = data["machine"], data["settings"]
+    load = data["load_average"]
+    version_text = "; ".join(f"{name} {value}" for name, value in data["versions"].items())
     lines = [
-        f"# driftctl and kubectl on one control plane ({today})",
+        f"# driftctl and kubectl on one control plane ({data['date']})",
         "",
-        *machine(setting),
+        f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']:g} GiB, Linux {m['kernel']}; "
+        f"{version_text}; commit {data['commit']}.",
+        f"- Sizes {settings['sizes']}, repetitions {settings['repetitions']}; driftctl "
+        f"--concurrency {settings['driftctl concurrency']}; whole run "
+        f"{data['elapsed_minutes']} min; load average (1, 5, 15 min) {load['start']} at the "
+        f"start, {load['end']} at the end.",
+        *_runs(data),
+        "",
+        "## Targets",
+        "",
+        *target_table(data),
+        "",
+        "## Scenarios: seconds (median) and driftctl/kubectl",
+        "",
+        *ratio_table(data),
+        "",
+        "## Costs",
+        "",
+        *cost_table(data),
+        "",
+        "## Requests by verb (first repetition)",
+        "",
+        *verb_table(data),
         "",
         "## Method",
         "",
         METHOD,
-        "## Wall clock, seconds: median (min); CPU seconds of the tool's process: median",
-        "",
-        "| N | step | driftctl | kubectl | ratio | driftctl CPU | kubectl CPU | ratio |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
-        *time_rows(results),
-        "",
-        "## Peak RSS (MiB) and API requests",
-        "",
-        "| N | step | driftctl MiB | kubectl MiB | ratio | driftctl requests "
-        "| kubectl requests | ratio |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
-        *cost_rows(results),
-        "",
-        "## Requests by kind (first repetition)",
-        "",
-        "| N | step | driftctl | kubectl |",
-        "|---:|---|---|---|",
-        *kind_rows(results),
-        "",
-        "kubectl steps: "
-        + "; ".join(f"{step}: `kubectl {KUBECTL_STEP[step]}`" for step in STEPS)
-        + ".",
-        "",
     ]
     return "\n".join(lines)

@@ -23,29 +23,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from driftctl import __version__
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan
-from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
-from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
-from driftctl.pipeline import check as pre_merge
-from driftctl.pipeline import cluster as run
-from driftctl.pipeline import offline
-from driftctl.render import check as check_render
-from driftctl.render import log as log_render
-from driftctl.render import offline as offline_render
-from driftctl.render import plan as plan_render
-from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
 from driftctl.settings import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
     FAIL_ON,
+    MAX_EVENTS,
     Check,
     Cluster,
     Lock,
@@ -55,8 +45,17 @@ from driftctl.settings import (
     Shard,
     Source,
 )
-from driftctl.shell.apply import Progress
-from driftctl.shell.git_source import secrets_of
+
+if TYPE_CHECKING:
+    from driftctl.core.planning.actions import Plan
+    from driftctl.core.planning.outcomes import ApplyReport
+    from driftctl.render import log as log_render
+    from driftctl.shell.apply import Progress, Tick
+    from driftctl.shell.terminal import TerminalProgress
+
+# Each command imports the pipeline, the shell and the renderers it uses when it runs, so
+# that `driftctl --help` (and a usage error) costs click and the settings, not the
+# Kubernetes client, GitPython and the planner: measured in README.md (Development).
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"
@@ -110,6 +109,9 @@ def crd(output: str) -> None:
     Install it with `driftctl crd | kubectl apply -f -`. specs/webapp-crd.yaml is this
     output, committed.
     """
+    from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
+    from driftctl.render.manifests import to_json, to_yaml
+
     manifest = webapp_crd()
     click.echo(
         to_json(manifest) if output == "json" else to_yaml(manifest, notice=GENERATED_NOTICE),
@@ -180,6 +182,9 @@ def validate(
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
     source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
     report = offline.validate_source(source, os.environ)
     if output == "json":
         click.echo(offline_render.validation_json(report), nl=False)
@@ -219,6 +224,9 @@ def diff(
     read.
     """
     source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
     report = offline.diff_sources(source.at(base), source.at(head), os.environ)
     if output == "json":
         click.echo(offline_render.diff_json(report), nl=False)
@@ -254,8 +262,9 @@ cluster_flags = stacked(
     flag(
         "concurrency",
         type=click.IntRange(min=1, max=64),
-        default=4,
-        help="Objects sent to the API server at once.",
+        default=DEFAULT_CONCURRENCY,
+        help="WebApps worked on at once (each its WebApp, then its Deployment, then its "
+        "status): requests in flight.",
     ),
 )
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
@@ -313,21 +322,41 @@ lock_namespace_flag = flag(
 
 
 class TextLog:
-    """A cluster command's log for a person: object lines on stdout, the rest on stderr."""
+    """A cluster command's log for a person: object lines on stdout, the rest on stderr.
 
-    def __init__(self, style: Style) -> None:
+    On a terminal (`terminal`: stderr is one) it also shows how far the run is, on one
+    line of stderr that is erased before anything else is printed and when the run ends.
+    """
+
+    def __init__(self, style: Style, terminal: TerminalProgress | None = None) -> None:
         self.style = style
+        self.terminal = terminal
 
     @contextlib.contextmanager
     def run(self, command: str) -> Iterator[None]:
-        """Errors go up to main(), which prints them."""
-        yield
+        """Errors go up to main(), which prints them (after the progress line is erased)."""
+        try:
+            yield
+        finally:
+            self._clear()
+
+    def _clear(self) -> None:
+        if self.terminal:
+            self.terminal.clear()
+
+    def tick(self, output: str) -> Tick:
+        """How far the run is, on the terminal: never with JSON or Markdown output."""
+        from driftctl.shell.apply import no_tick
+
+        return self.terminal.tick if self.terminal and output == "text" else no_tick
 
     def retry(self, line: str) -> None:
         """A retry, as it happens: a person watching the run should know now."""
+        self._clear()
         click.echo(f"note: {line}", err=True)
 
     def warn(self, line: str) -> None:
+        self._clear()
         click.echo(f"warning: {line}", err=True)
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
@@ -336,17 +365,26 @@ class TextLog:
 
     def progress(self, output: str) -> Progress:
         """Text output as apply goes: a line per changed object and per status written."""
+        from driftctl.core.planning.objects import ObjectKey
+        from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+        from driftctl.render import plan as plan_render
+        from driftctl.shell.apply import Progress
+
         if output != "text":
             return Progress()
 
+        def echo(line: str) -> None:
+            self._clear()
+            click.echo(line)
+
         def outcome(item: ObjectOutcome) -> None:
             if item.outcome is not Outcome.UNCHANGED:
-                click.echo(plan_render.outcome_line(item, self.style))
+                echo(plan_render.outcome_line(item, self.style))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
-            click.echo(plan_render.status_line(key, written, self.style))
+            echo(plan_render.status_line(key, written, self.style))
 
-        return Progress(outcome, status)
+        return Progress(outcome, status, self.tick(output))
 
     def planned(self, plan: Plan) -> None:
         """Apply is about to carry out `plan` (the text log says nothing yet)."""
@@ -355,6 +393,9 @@ class TextLog:
         """The plan was printed on stdout already."""
 
     def applied(self, report: ApplyReport, output: str) -> None:
+        from driftctl.render import plan as plan_render
+
+        self._clear()
         if output == "text":
             for refusal in report.refusals:
                 click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
@@ -369,12 +410,15 @@ class JsonLog:
     """
 
     def __init__(self, context: log_render.LogContext) -> None:
+        from driftctl.render import log as log_render
+
+        self.render = log_render
         self.context = context
         self._lock = threading.Lock()
         self._started = time.monotonic()
 
     def write(self, record: log_render.Record) -> None:
-        line = log_render.json_line(record, self.context, datetime.datetime.now(datetime.UTC))
+        line = self.render.json_line(record, self.context, datetime.datetime.now(datetime.UTC))
         with self._lock:
             click.echo(line, err=True)
 
@@ -388,33 +432,43 @@ class JsonLog:
         try:
             yield
         except DriftctlError as error:
-            self._stopped(command, log_render.error_record(error), error.exit_code)
+            self._stopped(command, self.render.error_record(error), error.exit_code)
         except (KeyboardInterrupt, click.exceptions.Abort):
             code = ExitCode.INTERRUPTED
-            self._stopped(command, log_render.interrupted_record(code), code)
+            self._stopped(command, self.render.interrupted_record(code), code)
 
     def _stopped(self, command: str, record: log_render.Record, code: int) -> None:
         self.write(record)
-        self.write(log_render.stopped_summary(command, code, self.duration))
+        self.write(self.render.stopped_summary(command, code, self.duration))
         raise click.exceptions.Exit(code)
 
     def retry(self, line: str) -> None:
-        self.write(log_render.retry_record(line))
+        self.write(self.render.retry_record(line))
 
     def warn(self, line: str) -> None:
-        self.write(log_render.warning_record(line))
+        self.write(self.render.warning_record(line))
+
+    def tick(self, output: str) -> Tick:
+        """No progress line among JSON log lines."""
+        from driftctl.shell.apply import no_tick
+
+        return no_tick
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
         for warning in desired_warnings:
             self.warn(str(warning))
 
     def progress(self, output: str) -> Progress:
+        from driftctl.core.planning.objects import ObjectKey
+        from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+        from driftctl.shell.apply import Progress
+
         def outcome(item: ObjectOutcome) -> None:
             if item.outcome is not Outcome.UNCHANGED:
-                self.write(log_render.outcome_record(item))
+                self.write(self.render.outcome_record(item))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
-            self.write(log_render.status_record(key, written))
+            self.write(self.render.status_record(key, written))
 
         return Progress(outcome, status)
 
@@ -425,16 +479,16 @@ class JsonLog:
     def plan_done(self, plan: Plan, code: int) -> None:
         """Each action but the unchanged, the guards' refusals, then the summary."""
         self.planned(plan)
-        for action in log_render.changing_actions(plan):
-            self.write(log_render.action_record(action))
+        for action in self.render.changing_actions(plan):
+            self.write(self.render.action_record(action))
         for refusal in plan.refusals:
-            self.write(log_render.refusal_record(refusal))
-        self.write(log_render.plan_summary(plan, code, self.duration))
+            self.write(self.render.refusal_record(refusal))
+        self.write(self.render.plan_summary(plan, code, self.duration))
 
     def applied(self, report: ApplyReport, output: str) -> None:
         for refusal in report.refusals:
-            self.write(log_render.refusal_record(refusal))
-        self.write(log_render.apply_summary(report, self.duration))
+            self.write(self.render.refusal_record(refusal))
+        self.write(self.render.apply_summary(report, self.duration))
 
 
 Log = TextLog | JsonLog
@@ -442,8 +496,14 @@ Log = TextLog | JsonLog
 
 def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
     """The log a cluster command writes, as --log-format asks."""
+    from driftctl.render import log as log_render
+    from driftctl.render.progress import progress_line
+    from driftctl.shell.git_source import secrets_of
+    from driftctl.shell.terminal import TerminalProgress
+
     if log_format == "text":
-        return TextLog(_style())
+        terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
+        return TextLog(_style(), terminal)
     index, count = shard
     context = log_render.LogContext(instance, index, count, secrets=secrets_of(repo, os.environ))
     return JsonLog(context)
@@ -502,6 +562,9 @@ def plan(
     resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
     Git, 1 when it differs, 2/3/4 on errors.
     """
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("plan"):
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
@@ -511,7 +574,14 @@ def plan(
         )
         shard = Shard(shard_index, shard_count)
         planned = run.plan(
-            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry, out=out
+            source,
+            cluster,
+            policy,
+            shard=shard,
+            environ=os.environ,
+            notice=log.retry,
+            out=out,
+            tick=log.tick(output),
         )
         log.warnings(planned.desired.warnings)
         if output == "json":
@@ -552,6 +622,13 @@ def plan(
     help="Apply exactly this saved plan (`plan --out FILE`); objects changed since are "
     "checked again.",
 )
+@flag(
+    "max-events",
+    type=click.IntRange(min=0),
+    default=MAX_EVENTS,
+    help="Most Kubernetes Events one run records (one per changed WebApp); one summary "
+    "Event on the run's Lease counts the rest.",
+)
 @output_flag("text", "json")
 @log_format_flag
 @click.pass_context
@@ -580,6 +657,7 @@ def apply(
     lock_timeout: float,
     pushgateway: str | None,
     plan: Path | None,
+    max_events: int,
     output: str,
     log_format: str,
 ) -> None:
@@ -596,12 +674,17 @@ def apply(
     live uid or resourceVersion moved since is planned again: it proceeds when its action
     and patch are unchanged, and is refused (exit 5) otherwise.
     """
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("apply"):
         if plan is not None:
             SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        cluster = Cluster(
+            kubeconfig, context, instance, field_manager, timeout, concurrency, max_events
+        )
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
@@ -686,6 +769,9 @@ def check(
     1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
     cannot be read.
     """
+    from driftctl.pipeline import check as pre_merge
+    from driftctl.render import check as check_render
+
     source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
@@ -738,6 +824,9 @@ def unlock(
     lock_namespace: str | None,
 ) -> None:
     """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
+    from driftctl.pipeline import cluster as run
+    from driftctl.render import plan as plan_render
+
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     shard = Shard(shard_index, shard_count)
     unlocked = run.unlock(

@@ -6,7 +6,8 @@ parses a flag again. A value that cannot work raises UsageError here, before Git
 cluster is touched. Pure: no environment, no files.
 
 - `Source`: where the desired state is read and how documents are validated;
-- `Cluster`: how to reach the cluster and which objects are this instance's;
+- `Cluster`: how to reach the cluster, which objects are this instance's, and how hard a
+  run may press on it (requests in flight, Events recorded);
 - `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
   so both say the same thing;
 - `Lock`: the run lock, which only `apply` takes;
@@ -29,6 +30,8 @@ from driftctl.kube_formats import label_problem, label_value_problem, subdomain_
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
 MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values
+DEFAULT_CONCURRENCY = 8  # measured: cold apply of 1,000 WebApps, README.md (Benchmarks)
+MAX_EVENTS = 100  # default --max-events: everyday drift, bounded on a first run
 _MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
 
 
@@ -62,7 +65,8 @@ class Cluster:
     instance: str = c.DEFAULT_INSTANCE
     field_manager: str = c.FIELD_MANAGER
     timeout: float = 300.0  # seconds for the whole run, retries included
-    concurrency: int = 4  # requests in flight at once
+    concurrency: int = DEFAULT_CONCURRENCY  # WebApps in flight at once
+    max_events: int = MAX_EVENTS  # Events one apply records; one summary Event beyond
 
     def __post_init__(self) -> None:
         problem = instance_problem(self.instance)
@@ -73,6 +77,8 @@ class Cluster:
                 f"--field-manager must be 1 to {MAX_FIELD_MANAGER} characters, "
                 f"got {len(self.field_manager)}"
             )
+        if self.max_events < 0:
+            raise UsageError(f"--max-events must be 0 or more, got {self.max_events}")
 
 
 def instance_problem(instance: str) -> str | None:

@@ -32,7 +32,7 @@ from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import WHOLE, Cluster, Lock, Metrics, Policy, Shard, Source
-from driftctl.shell.apply import Applier, Progress, dry_run
+from driftctl.shell.apply import Applier, Progress, Tick, dry_run, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
@@ -62,14 +62,26 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
 
 
 def make_plan(
-    kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy, shard: Shard = WHOLE
+    kube: Kube,
+    desired: DesiredState,
+    cluster: Cluster,
+    policy: Policy,
+    shard: Shard = WHOLE,
+    *,
+    for_apply: bool = False,
+    tick: Tick = no_tick,
 ) -> tuple[Plan, LiveState]:
-    """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard)."""
-    live = read_live(kube, cluster.instance).within(shard)
+    """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard).
+
+    For apply, objects absent from the cluster get no dry-run: their create answers for it
+    (core.planning.plan).
+    """
+    live = read_live(kube, cluster.instance, tick=tick).within(shard)
     stamp = Stamp.of(desired, cluster.instance)
     preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager, shard=shard)
-    results = dry_run(kube, preparation.candidates, cluster.field_manager, cluster.concurrency)
-    return finish(preparation, results), live
+    checked = preparation.updates if for_apply else preparation.candidates
+    results = dry_run(kube, checked, cluster.field_manager, cluster.concurrency, tick)
+    return finish(preparation, results, creates_answer=for_apply), live
 
 
 def plan(
@@ -81,13 +93,16 @@ def plan(
     environ: Mapping[str, str],
     notice: Notice,
     out: Path | None = None,
+    tick: Tick = no_tick,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
     the plan is also saved there for `apply --plan`."""
     desired = load_desired(source, environ)
     if out is not None:
         saved_plan.check_savable(desired)
-    made, live = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
+    made, live = make_plan(
+        open_cluster(cluster, notice), desired, cluster, policy, shard, tick=tick
+    )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, made, live, who, policy)
@@ -173,15 +188,20 @@ def _carry_out(
     run_lock.acquire(lock.timeout)
     with run_lock:
         if saved is None:
-            made, live = make_plan(kube, desired, cluster, policy, shard)
+            made, live = make_plan(
+                kube, desired, cluster, policy, shard, for_apply=True, tick=progress.tick
+            )
         else:
             made, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(made)
         now = datetime.datetime.now(datetime.UTC)
+        recorder = Recorder(
+            kube, now, cap=cluster.max_events, run=run_lock.lease, revision=made.revision
+        )
         applier = Applier(
             kube,
             Deleter(kube, cluster.field_manager),
-            Recorder(kube, now),
+            recorder,
             now,
             cluster.field_manager,
             cluster.concurrency,

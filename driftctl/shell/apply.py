@@ -1,21 +1,22 @@
 """The only server-side apply writer: dry-runs candidates, carries out a plan, writes status.
 
 A plan is carried out stage by stage, in the order the core gives (`Plan.stages`):
-removals and pending cleanups, then WebApps, then their Deployments (which need the
-WebApp's uid); then the status of every declared WebApp. Within a stage actions are
-independent and go `concurrency` at a time. Every object gets one outcome; a failure is
-recorded and the others go on. SSA requests carry `force` and the field manager, never a
-resourceVersion. What to do with each object was decided by the plan; this module only
-does it.
+removals and pending cleanups, then one chain per WebApp. Chains of a stage go
+`concurrency` at a time, and each runs its steps in order: its WebApp, then its
+Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
+its status. Every object gets one outcome; a failure is recorded and the others go on.
+SSA requests carry `force` and the field manager, never a resourceVersion. What to do
+with each object was decided by the plan, and what a refused create means for the rest
+of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
+makes at most one Event (core.planning.notes), sent by shell.events.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
@@ -23,6 +24,7 @@ from driftctl.core.cluster.retry import is_object_refusal
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
+    Chain,
     Cleanup,
     Create,
     DryRunError,
@@ -32,33 +34,65 @@ from driftctl.core.planning.actions import (
     Refused,
     Replace,
     Skip,
+    Step,
     Unchanged,
     Update,
+    WriteStatus,
     bind_owner,
-    changes_of,
     is_changing,
 )
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.notes import Done, chain_note
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import SUCCESS, ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.plan import after_refusal
 from driftctl.core.planning.status import status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
 
-Item = TypeVar("Item", Action, ObjectKey)
+Tick = Callable[[str, int, int | None], None]  # phase, objects done, total (None: unknown)
+
+
+def no_tick(phase: str, done: int, total: int | None) -> None:
+    return None
 
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a run reports as it goes: each object's outcome, and each status it wrote."""
+    """Where a run reports as it goes: each object's outcome, each status it wrote, and how
+    far it is (a phase, objects done of total)."""
 
     outcome: Callable[[ObjectOutcome], None] = lambda outcome: None
     status: Callable[[ObjectKey, Obj], None] = lambda key, status: None
+    tick: Tick = no_tick
+
+
+@dataclass(frozen=True)
+class StatusWritten:
+    """A WebApp status a chain wrote."""
+
+    key: ObjectKey
+    status: Obj
+
+
+Report = ObjectOutcome | StatusWritten
+
+
+class _CreateRefused(Exception):
+    """The API server refused an unchecked create: the chain becomes what plan says."""
+
+    def __init__(self, create: Create, message: str) -> None:
+        super().__init__(message)
+        self.create, self.message = create, message
 
 
 def dry_run(
-    kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
+    kube: Kube,
+    candidates: Sequence[Candidate],
+    manager: str,
+    concurrency: int,
+    tick: Tick = no_tick,
 ) -> dict[ObjectKey, DryRunResult]:
     """The server's answer to a dry-run apply of each candidate (or why it refused)."""
 
@@ -70,8 +104,12 @@ def dry_run(
                 raise  # the cluster, not this object: stop the run
             return DryRunError(refused.short)
 
+    results: dict[ObjectKey, DryRunResult] = {}
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
-        return dict(zip((c.key for c in candidates), pool.map(one, candidates), strict=True))
+        for candidate, result in zip(candidates, pool.map(one, candidates), strict=True):
+            results[candidate.key] = result
+            tick("dry-run", len(results), len(candidates))
+    return results
 
 
 @dataclass
@@ -92,22 +130,63 @@ class Applier:
     _failed: set[ObjectKey] = field(default_factory=set)
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
-        """Carry out every stage of the plan, then write statuses; one outcome per object."""
+        """Carry out every stage of the plan; one outcome per object."""
         for obj in live.objects():
             self._objects[key_of(obj)] = obj
-        for stage in plan.stages:
-            self._run(self._act, stage)
-        self._run(self._write_status, plan.declared)
+        for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
+            self._run(phase, stage)
+        self.events.close()
         return ApplyReport(tuple(self._outcomes), plan.revision, plan.refusals)
 
-    def _run(self, act: Callable[[Item], ObjectOutcome | None], items: Iterable[Item]) -> None:
+    def _run(self, phase: str, chains: Sequence[Chain]) -> None:
+        total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
+        done = 0
         with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
-            for outcome in pool.map(act, items):
-                if outcome is not None:
-                    self._outcomes.append(outcome)
-                    if outcome.outcome is Outcome.FAILED:
-                        self._failed.add(outcome.key)
-                    self.progress.outcome(outcome)
+            for chain, reports in zip(chains, pool.map(self._run_chain, chains), strict=True):
+                for report in reports:
+                    if isinstance(report, StatusWritten):
+                        self.progress.status(report.key, report.status)
+                        continue
+                    self._outcomes.append(report)
+                    self.progress.outcome(report)
+                done += sum(1 for step in chain if not isinstance(step, WriteStatus))
+                self.progress.tick(phase, done, total)
+
+    def _run_chain(self, chain: Chain) -> list[Report]:
+        """One WebApp's steps in order, then its one Event."""
+        webapp = ObjectKey(c.KIND, *chain[0].key[1:])
+        before = self._objects.get(webapp) or self._objects.get(chain[0].key)
+        steps: list[Step] = list(chain)
+        reports: list[Report] = []
+        done: list[Done] = []
+        index = 0
+        while index < len(steps):
+            step = steps[index]
+            if isinstance(step, WriteStatus):
+                reports += self._write_status(step.key)
+            else:
+                try:
+                    outcome = self._act(step)
+                except _CreateRefused as refused:
+                    rest = after_refusal(tuple(steps[index:]), refused.create, refused.message)
+                    steps[index:] = rest
+                    continue
+                if outcome.outcome is Outcome.FAILED:
+                    self._failed.add(outcome.key)
+                done.append((step, outcome))
+                reports.append(outcome)
+            index += 1
+        note = chain_note(done)
+        about = self._objects.get(webapp) or before
+        if note is not None and about:
+            self.events.record(about, note)
+        self._forget(chain)
+        return reports
+
+    def _forget(self, chain: Chain) -> None:
+        # Nothing after a chain needs its objects: the run holds only those in flight.
+        for step in chain:
+            self._objects.pop(step.key, None)
 
     def _act(self, action: Action) -> ObjectOutcome:
         """One action, with its failure turned into the object's outcome."""
@@ -117,10 +196,10 @@ class Applier:
         try:
             return self._carry_out(action)
         except ApiError as failed:
-            self._warn(action.key, "ApplyFailed", failed.short)
+            if isinstance(action, Create) and action.unchecked and is_object_refusal(failed.status):
+                raise _CreateRefused(action, failed.short) from None
             return ObjectOutcome(action.key, Outcome.FAILED, failed.short)
         except CleanupFailed as failed:
-            self._warn(action.key, "CleanupFailed", str(failed))
             return ObjectOutcome(
                 action.key, Outcome.FAILED, f"cleanup: {failed}; the finalizer stays"
             )
@@ -133,7 +212,7 @@ class Applier:
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case Refused():  # the server refused its dry-run: Git is not applied
+            case Refused():  # the server refused its dry-run or create: Git is not applied
                 return ObjectOutcome(action.key, Outcome.FAILED, action.reason)
             case Skip():
                 return ObjectOutcome(action.key, Outcome.SKIPPED, action.reason)
@@ -141,13 +220,10 @@ class Applier:
                 return ObjectOutcome(action.key, Outcome.UNCHANGED)
 
     def _remove(self, action: Prune | Cleanup) -> ObjectOutcome:
-        owner = self._objects.get(action.key, {})
         if isinstance(action, Prune):
             self.deleter.delete(action.key, action.delete)
-            self._note(owner, "Pruned", f"{action.key.display} is no longer declared in Git")
         if action.key.kind == c.KIND:
             self.deleter.cleanup(action.owned, action.key, action.finalizer_patch)
-            self._note(owner, "CleanedUp", "owned Deployment deleted; finalizer removed")
         self._objects.pop(action.key, None)
         return ObjectOutcome(action.key, Outcome.DELETED, action.reason)
 
@@ -161,8 +237,6 @@ class Applier:
                 )
             manifest = bind_owner(manifest, uid(owner))
         self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
-        verb = "Created" if isinstance(action, Create) else "Updated"
-        self._note(self._webapp_of(action.key), verb, _describe(action))
         return ObjectOutcome(action.key, SUCCESS[action.verb])
 
     def _replace(self, action: Replace) -> ObjectOutcome:
@@ -176,35 +250,16 @@ class Applier:
             )
         return self._server_side_apply(action, action.manifest)
 
-    def _write_status(self, key: ObjectKey) -> ObjectOutcome | None:
+    def _write_status(self, key: ObjectKey) -> list[Report]:
         webapp = self._objects.get(key)
         if webapp is None or is_terminating(webapp) or key in self._failed:
-            return None
+            return []
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
         update = status_update(webapp, deployment, self.now)
         if not update.changed:
-            return None
+            return []
         try:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
         except ApiError as failed:
-            return ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")
-        self.progress.status(key, update.status)
-        return None
-
-    def _webapp_of(self, key: ObjectKey) -> Obj:
-        return self._objects.get(ObjectKey(c.KIND, key.namespace, key.name), {})
-
-    def _note(self, webapp: Mapping[str, object], reason: str, message: str) -> None:
-        if webapp:
-            self.events.record(dict(webapp), reason, message)
-
-    def _warn(self, key: ObjectKey, reason: str, message: str) -> None:
-        webapp = self._webapp_of(key)
-        if webapp:
-            self.events.record(webapp, reason, f"{key.display}: {message}", warning=True)
-
-
-def _describe(action: Create | Update | Replace) -> str:
-    changes = ", ".join(f"{change.path}" for change in changes_of(action)[:5])
-    what = f" ({changes})" if changes else ""
-    return f"{action.key.display} {action.verb.value}d by driftctl{what}"
+            return [ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")]
+        return [StatusWritten(key, update.status)]

@@ -217,25 +217,37 @@ class Kube:
         return answer.status, headers, _parse(answer.data)
 
     def list_all(
-        self, kind: Kind, selector: str, page_size: int = PAGE_SIZE
+        self,
+        kind: Kind,
+        selector: str,
+        page_size: int = PAGE_SIZE,
+        on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
     ) -> list[dict[str, Any]]:
-        """Every object of a kind matching a selector, page by page.
+        """Every object of a kind matching a selector, page by page (`on_page`: each page's
+        items, as it arrives).
 
         A continue token expires when etcd compacts (410 Gone): the list starts over, once,
         rather than mixing pages from two moments.
         """
         try:
-            return self._pages(kind, selector, page_size)
+            return self._pages(kind, selector, page_size, on_page)
         except ApiError as failed:
             if failed.status != GONE:
                 raise
-            return self._pages(kind, selector, page_size)
+            return self._pages(kind, selector, page_size, on_page)
 
-    def _pages(self, kind: Kind, selector: str, page_size: int) -> list[dict[str, Any]]:
+    def _pages(
+        self,
+        kind: Kind,
+        selector: str,
+        page_size: int,
+        on_page: Callable[[list[dict[str, Any]]], None],
+    ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
             page = read_page(self.send(list_page(kind, selector, token, page_size)), kind)
+            on_page(page.items)
             items += page.items
             if page.continue_token is None:
                 return items

@@ -51,6 +51,11 @@ class RunLock:
         self._renewer: threading.Thread | None = None
         self.lost = False
 
+    @property
+    def lease(self) -> dict[str, Any] | None:
+        """The Lease as this run last wrote it (uid included), None before it is taken."""
+        return self._lease
+
     def acquire(self, timeout: float) -> None:
         """Take the Lease, waiting up to `timeout` seconds for a live holder; LockHeld after."""
         give_up = time.monotonic() + timeout

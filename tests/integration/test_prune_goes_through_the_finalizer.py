@@ -30,8 +30,14 @@ def test_removal_from_git_deletes_the_webapp_and_its_deployment(harness: Harness
     assert f"deleted WebApp/{harness.namespace}/blog" in applied.out
     assert harness.names("webapps") == ["api", "shop"]
     assert harness.names("deployments") == ["api", "shop"]
-    reasons = {e["reason"] for e in harness.events() if e["involvedObject"]["name"] == "blog"}
-    assert {"Pruned", "CleanedUp"} <= reasons
+    # One Event for the whole removal: the WebApp pruned, its Deployment deleted.
+    about_blog = [e for e in harness.events() if e["involvedObject"]["name"] == "blog"]
+    assert sorted(e["reason"] for e in about_blog) == ["Created", "Pruned"]
+    [pruned] = [e for e in about_blog if e["reason"] == "Pruned"]
+    assert pruned["message"] == (
+        f"WebApp/{harness.namespace}/blog pruned by driftctl (not declared in Git), "
+        f"Deployment/{harness.namespace}/blog deleted"
+    )
 
 
 def test_a_webapp_deleted_by_a_person_is_cleaned_up_and_created_again(harness: Harness) -> None:

@@ -1,4 +1,8 @@
-"""An object the API server refuses fails the run (exit 5); the others are applied."""
+"""An object the API server refuses fails the run (exit 5); the others are applied.
+
+apply sends no dry-run for an object it creates: the create's own answer is the check, and
+it refuses with the same message plan's dry-run got, so plan and apply agree.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +32,17 @@ def test_a_webapp_in_a_missing_namespace_fails_and_the_others_apply(harness: Har
     )
     assert "! Deployment/no-such-namespace/lost: skip (its WebApp cannot be applied" in planned.out
     assert applied.code == 5, applied.out + applied.err
-    assert (
-        "failed WebApp/no-such-namespace/lost: the API server refused the dry-run: 404 NotFound"
-        in applied.out
+    refused = (
+        'the API server refused the {}: 404 NotFound: namespaces "no-such-namespace" not found'
     )
+    assert f"! WebApp/no-such-namespace/lost: skip ({refused.format('dry-run')})" in planned.out
+    assert f"failed WebApp/no-such-namespace/lost: {refused.format('create')}" in applied.out
+    skipped = (
+        "Deployment/no-such-namespace/lost: skip (its WebApp cannot be applied "
+        "(WebApp/no-such-namespace/lost was refused))"
+    )
+    assert f"! {skipped}" in planned.out
+    assert "skipped " + skipped.replace(": skip (", ": ")[:-1] in applied.out
     assert applied.out.splitlines()[-1] == (
         "Apply: 2 created, 0 configured, 0 deleted, 0 unchanged, 1 skipped, 1 failed"
     )

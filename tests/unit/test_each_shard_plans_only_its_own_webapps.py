@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Prune, Verb, is_changing
+from driftctl.core.planning.actions import Plan, Prune, Verb, WriteStatus, is_changing
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
@@ -70,8 +70,10 @@ def run(cluster: Cluster, desired: list[WebApp], shard: Shard) -> set[ObjectKey]
     """Plan and carry out one shard; the objects it wrote."""
     made, _ = plan(cluster, desired, shard)
     for stage in made.stages:
-        for action in stage:
-            carry_out(cluster, action)
+        for chain in stage:
+            for step in chain:
+                if not isinstance(step, WriteStatus):
+                    carry_out(cluster, step)
     return {action.key for action in made.actions if is_changing(action)}
 
 

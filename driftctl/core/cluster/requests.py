@@ -143,18 +143,19 @@ def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) ->
 
 
 def event(
-    webapp: Mapping[str, Any], reason: str, message: str, *, warning: bool, now: datetime.datetime
+    about: Mapping[str, Any], reason: str, message: str, *, warning: bool, now: datetime.datetime
 ) -> Request:
-    """A core/v1 Event about a WebApp, as controllers record them (reason, message, type)."""
-    meta = webapp["metadata"]
+    """A core/v1 Event about an object (a WebApp, or the run's Lease), as controllers
+    record them: reason, message, type."""
+    meta = about["metadata"]
     stamp = api_time(now)
     body = {
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
         "involvedObject": {
-            "apiVersion": c.API_VERSION,
-            "kind": c.KIND,
+            "apiVersion": about.get("apiVersion", c.API_VERSION),
+            "kind": about.get("kind", c.KIND),
             "namespace": meta["namespace"],
             "name": meta["name"],
             "uid": meta.get("uid", ""),

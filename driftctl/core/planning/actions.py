@@ -8,6 +8,11 @@ everything the shell needs to act (manifest, delete options, the guarded finaliz
 patch, what cleanup deletes), so the shell decides nothing.
 
 Every action has a `verb`: the word plans print and JSON reports (`create`, `update`...).
+
+`Plan.stages` says in what order the shell acts: stages run one after the other, each a
+set of independent chains; a chain is one WebApp's pipeline (the WebApp, then its
+Deployment, which needs the WebApp's uid, then its status), run step by step, so a
+Deployment goes as soon as its own WebApp is applied, not after every WebApp.
 """
 
 from __future__ import annotations
@@ -53,6 +58,10 @@ class Create:
 
     `owner` names the WebApp whose uid a new Deployment's ownerReference still needs: the
     shell fills it in (bind_owner) once that WebApp is applied.
+
+    `unchecked`: apply sent no dry-run for it, because the create's own answer tells the
+    same (a dry-run of a create can only answer "created" or refuse). If the server refuses
+    the create, `after_refusal` turns the chain into what a plan with that dry-run says.
     """
 
     key: ObjectKey
@@ -60,6 +69,7 @@ class Create:
     manifest: Obj
     patch: Patch
     owner: ObjectKey | None = None
+    unchecked: bool = False
     verb: ClassVar[Verb] = Verb.CREATE
 
 
@@ -155,6 +165,18 @@ Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refuse
 Removal = Prune | Cleanup
 
 
+@dataclass(frozen=True)
+class WriteStatus:
+    """The last step of a WebApp's chain: write its status (core.planning.status) from the
+    WebApp and Deployment as the run now holds them, if it changed."""
+
+    key: ObjectKey
+
+
+Step = Action | WriteStatus
+Chain = tuple[Step, ...]  # steps of one WebApp, carried out in order
+
+
 def patch_of(action: Action) -> Patch:
     """The patch from the live object to the result (empty where nothing is applied)."""
     if isinstance(action, Create | Update | Replace):
@@ -208,15 +230,18 @@ class Preparation:
         """The objects to dry-run, each with the manifest to send."""
         return tuple(slot for slot in self.slots if isinstance(slot, Candidate))
 
+    @property
+    def updates(self) -> tuple[Candidate, ...]:
+        """The candidates that exist in the cluster: what apply dry-runs (see Create)."""
+        return tuple(slot for slot in self.candidates if slot.live is not None)
+
 
 @dataclass(frozen=True)
 class Plan:
     """Every object's action, the WebApps Git declares, and the guards' refusals.
 
     `actions` are in the order a person reads them: removals first, then each WebApp
-    followed by its Deployment. `stages` is the order to act in: each stage finishes
-    before the next starts, and the actions inside one stage are independent of each
-    other (removals; then WebApps; then the Deployments that need their WebApp's uid).
+    followed by its Deployment. `stages` is the order to act in (module docstring).
     """
 
     actions: tuple[Action, ...]
@@ -225,12 +250,20 @@ class Plan:
     revision: str = ""
 
     @property
-    def stages(self) -> tuple[tuple[Action, ...], ...]:
-        removals = tuple(a for a in self.actions if isinstance(a, Prune | Cleanup))
-        rest = [a for a in self.actions if not isinstance(a, Prune | Cleanup)]
-        webapps = tuple(a for a in rest if a.key.kind == c.KIND)
-        others = tuple(a for a in rest if a.key.kind != c.KIND)
-        return removals, webapps, others
+    def stages(self) -> tuple[tuple[Chain, ...], ...]:
+        """Removals and pending cleanups, each alone; then one chain per WebApp.
+
+        Each stage finishes before the next starts (a WebApp cleaned up and created again
+        is gone before it is created); the chains inside a stage are independent.
+        """
+        removals = tuple((a,) for a in self.actions if isinstance(a, Prune | Cleanup))
+        chains: dict[tuple[str, str], list[Step]] = {}
+        for action in self.actions:
+            if not isinstance(action, Prune | Cleanup):
+                chains.setdefault(action.key[1:], []).append(action)
+        for key in self.declared:
+            chains.setdefault(key[1:], []).append(WriteStatus(key))
+        return removals, tuple(tuple(steps) for steps in chains.values())
 
     def count(self, verb: Verb) -> int:
         """How many actions have `verb`."""

@@ -43,9 +43,22 @@ class FieldChange:
 
 def patch_between(before: Obj | None, after: Obj) -> list[Operation]:
     """The RFC 6902 patch from `before` (None: nothing yet) to `after`, both normalized."""
-    start = normalize(before) if before is not None else {}
-    ops: list[Operation] = jsonpatch.make_patch(start, normalize(after)).patch
+    if before is None:
+        return _creation(normalize(after))
+    ops: list[Operation] = jsonpatch.make_patch(normalize(before), normalize(after)).patch
     return ops
+
+
+def _creation(after: Obj) -> list[Operation]:
+    """From {}: one `add` per top-level field, in the object's order.
+
+    What jsonpatch makes too, built directly: diffing {} cost a cold plan of 10,000 WebApps
+    seconds of CPU (its deep copies).
+    """
+    return [
+        {"op": "add", "path": "/" + key.replace("~", "~0").replace("/", "~1"), "value": value}
+        for key, value in after.items()
+    ]
 
 
 def field_changes(live: Obj, after: Obj, patch: list[Operation], manager: str) -> list[FieldChange]:

@@ -13,8 +13,9 @@ treated as atomic, which can only make the prefilter ask the server, never skip 
 from __future__ import annotations
 
 import enum
+import functools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from driftctl.core.planning.objects import Obj, metadata
@@ -99,6 +100,40 @@ def _walk(value: Any, plain: PlainPath, path: FieldPath, out: dict[FieldPath, An
         out[path] = value
 
 
+def value_at(obj: Obj, path: FieldPath) -> tuple[bool, Any]:
+    """(found, value) of the field at `path` in `obj`, following map keys, keyed list items
+    and set members as `leaves` names them."""
+    node: Any = obj
+    for element in path:
+        kind, _, rest = element.partition(":")
+        if kind == "f" and isinstance(node, dict) and rest in node:
+            node = node[rest]
+        elif kind == "k" and isinstance(node, list):
+            key = _decoded(rest)
+            node = next((item for item in node if _has_key(item, key)), _MISSING)
+        elif kind == "v" and isinstance(node, list) and _decoded(rest) in node:
+            node = _decoded(rest)
+        else:
+            return False, None
+        if node is _MISSING:
+            return False, None
+    return True, node
+
+
+_MISSING = object()
+
+
+@functools.lru_cache(maxsize=1024)
+def _decoded(element: str) -> Any:
+    # The same few elements (k:{"name":"app"}, v:"webapp.example.com/cleanup") recur in
+    # every object; callers only read the value.
+    return json.loads(element)
+
+
+def _has_key(item: Any, key: dict[str, Any]) -> bool:
+    return isinstance(item, dict) and all(item.get(name) == value for name, value in key.items())
+
+
 # Identity fields are part of every request but never recorded in managedFields.
 _IDENTITY: frozenset[FieldPath] = frozenset(
     {("f:apiVersion",), ("f:kind",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace")}
@@ -107,20 +142,28 @@ _IDENTITY: frozenset[FieldPath] = frozenset(
 
 def fieldset(manifest: Obj) -> frozenset[FieldPath]:
     """The fields an apply of `manifest` would own, as managedFields records them."""
-    return frozenset(leaves(manifest)) - _IDENTITY
+    return fieldset_of(leaves(manifest))
+
+
+def fieldset_of(fields: dict[FieldPath, Any]) -> frozenset[FieldPath]:
+    """`fieldset`, from the manifest's `leaves` already walked."""
+    return frozenset(fields) - _IDENTITY
 
 
 def tree_paths(tree: Obj) -> frozenset[FieldPath]:
     """The leaf paths of a `fieldsV1` tree; "." (the node itself) entries are left out."""
-    return frozenset(_tree_leaves(tree, ()))
-
-
-def _tree_leaves(tree: Obj, path: FieldPath) -> Iterator[FieldPath]:
-    children = {key: child for key, child in tree.items() if key != "."}
-    if not children and path:
-        yield path
-    for key, child in children.items():
-        yield from _tree_leaves(child if isinstance(child, dict) else {}, (*path, key))
+    out: list[FieldPath] = []
+    stack: list[tuple[Obj, FieldPath]] = [(tree, ())]
+    while stack:  # a loop, not recursion: every live object's managedFields are walked
+        node, path = stack.pop()
+        leaf = True
+        for key, child in node.items():
+            if key != ".":
+                leaf = False
+                stack.append((child if isinstance(child, dict) else {}, (*path, key)))
+        if leaf and path:
+            out.append(path)
+    return frozenset(out)
 
 
 def to_fields_v1(paths: Iterable[FieldPath]) -> Obj:

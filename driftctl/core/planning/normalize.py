@@ -9,8 +9,6 @@ added, its canonical form belongs here.
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any
 
 from driftctl import conventions as c
@@ -58,10 +56,20 @@ def _copy_kept(obj: Obj) -> Obj:
         if key == "status":  # written by controllers through the status subresource
             continue
         if key == "metadata" and isinstance(value, dict):
-            out[key] = {k: copy.deepcopy(v) for k, v in value.items() if k not in _SERVER_METADATA}
+            out[key] = {k: json_copy(v) for k, v in value.items() if k not in _SERVER_METADATA}
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = json_copy(value)
     return out
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of parsed JSON (maps, lists, scalars): several times copy.deepcopy's speed,
+    which must handle any Python object."""
+    if isinstance(value, dict):
+        return {key: json_copy(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [json_copy(child) for child in value]
+    return value
 
 
 def comparable(obj: Obj) -> Obj:
@@ -100,9 +108,15 @@ def _drop_null_template_timestamp(obj: Obj) -> None:
 
 
 def equal(left: Any, right: Any) -> bool:
-    """JSON equality: unlike Python's ==, `true` is not `1` and `1` is not `1.0`."""
-    return _canonical(left) == _canonical(right)
+    """JSON equality: unlike Python's ==, `true` is not `1` and `1` is not `1.0`.
 
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    Compared by type and value, walking maps and lists, rather than by serialising both:
+    planning 10,000 unchanged WebApps calls this hundreds of thousands of times.
+    """
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(equal(v, right[k]) for k, v in left.items())
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(equal, left, right))
+    return bool(left == right)

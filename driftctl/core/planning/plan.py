@@ -15,6 +15,13 @@ counted by a prune guard or pruned, and a WebApp that moved to another shard (th
 count changed) is simply no longer seen by its old one. Only the empty-desired-set guard
 looks at the whole of Git: a shard without WebApps is normal, an empty Git is not.
 
+Creates in apply: a dry-run of an object that does not exist can only answer "it would
+be created" or refuse it, and the create itself gives the same answer. So `plan`
+dry-runs every candidate, and `apply` only those that exist (`Preparation.updates`):
+`finish(..., creates_answer=True)` makes the others `Create(unchecked=True)`, and when
+the server refuses such a create, `after_refusal` gives the chain exactly the actions a
+plan with that refused dry-run has (the object Refused, what waits for it skipped).
+
 Nothing here talks to the cluster; the shell sends the dry-runs and carries out the plan.
 The plan lists deletions and pending cleanups first, then each WebApp before its
 Deployment; `Plan.stages` is the order the shell acts in. Every choice of what apply will
@@ -41,6 +48,7 @@ from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
+    Chain,
     Create,
     DryRunError,
     DryRunResult,
@@ -49,8 +57,10 @@ from driftctl.core.planning.actions import (
     Refused,
     Replace,
     Skip,
+    Step,
     Unchanged,
     Update,
+    WriteStatus,
 )
 from driftctl.core.planning.changes import field_changes, managers_of, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
@@ -199,10 +209,20 @@ def _create_locally(manifest: Obj, reason: str) -> Create:
     return Create(key_of(manifest), reason, manifest, patch)
 
 
-def finish(preparation: Preparation, results: Mapping[ObjectKey, DryRunResult]) -> Plan:
-    """The exact plan, from the dry-run answer for every candidate (keyed by object)."""
+def finish(
+    preparation: Preparation,
+    results: Mapping[ObjectKey, DryRunResult],
+    *,
+    creates_answer: bool = False,
+) -> Plan:
+    """The exact plan, from the dry-run answer for every candidate (keyed by object).
+
+    `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
+    create's own answer decides (module docstring).
+    """
+    manager = preparation.manager
     actions = tuple(
-        _decide(slot, results, preparation.manager) if isinstance(slot, Candidate) else slot
+        _decide(slot, results, manager, creates_answer) if isinstance(slot, Candidate) else slot
         for slot in preparation.slots
     )
     return Plan(
@@ -216,19 +236,45 @@ def finish(preparation: Preparation, results: Mapping[ObjectKey, DryRunResult]) 
 def _without_refused_owners(actions: tuple[Action, ...]) -> tuple[Action, ...]:
     """A Deployment waiting for a WebApp the server refused cannot be created either."""
     refused = {action.key for action in actions if isinstance(action, Refused)}
-    return tuple(
-        Skip(action.key, f"its WebApp cannot be applied ({action.owner.display} was refused)")
-        if isinstance(action, Create | Update)
-        and action.owner is not None
-        and action.owner in refused
-        else action
-        for action in actions
-    )
+    return tuple(_unless_owner_refused(action, refused) for action in actions)
+
+
+def _unless_owner_refused(action: Action, refused: set[ObjectKey]) -> Action:
+    if isinstance(action, Create | Update) and action.owner is not None and action.owner in refused:
+        return Skip(
+            action.key, f"its WebApp cannot be applied ({action.owner.display} was refused)"
+        )
+    return action
+
+
+def after_refusal(chain: Chain, refused: Create, message: str) -> Chain:
+    """A chain whose unchecked create the API server refused, as plan would have planned it.
+
+    The create becomes Refused with the server's message, and each step waiting for it
+    (a Deployment that needs its uid) a Skip, as `finish` makes them from a refused dry-run.
+    """
+    out: list[Step] = []
+    for step in chain:
+        if step == refused:
+            out.append(
+                Refused(refused.key, f"the API server refused the create: {message}", message)
+            )
+        elif isinstance(step, WriteStatus):
+            out.append(step)
+        else:
+            out.append(_unless_owner_refused(step, {refused.key}))
+    return tuple(out)
 
 
 def _decide(
-    candidate: Candidate, results: Mapping[ObjectKey, DryRunResult], manager: str
+    candidate: Candidate,
+    results: Mapping[ObjectKey, DryRunResult],
+    manager: str,
+    creates_answer: bool,
 ) -> Action:
+    if candidate.live is None and creates_answer and candidate.key not in results:
+        patch = tuple(patch_between(None, candidate.manifest))
+        return Create(candidate.key, _ABSENT, candidate.manifest, patch, unchecked=True)
     if candidate.key not in results:
         return _refused(candidate, "no dry-run result was given for this object")
     result = results[candidate.key]
@@ -237,12 +283,13 @@ def _decide(
     after = candidate.manifest if result is None else result
     if candidate.live is None:
         patch = tuple(patch_between(None, after))
-        return Create(
-            candidate.key, "declared in Git, absent from the cluster", candidate.manifest, patch
-        )
+        return Create(candidate.key, _ABSENT, candidate.manifest, patch)
     if _same(candidate.live, after, manager):
         return Unchanged(candidate.key)
     return _update(candidate, candidate.live, after, manager)
+
+
+_ABSENT = "declared in Git, absent from the cluster"
 
 
 def _refused(candidate: Candidate, message: str) -> Refused:

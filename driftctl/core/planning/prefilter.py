@@ -21,31 +21,49 @@ import copy
 from typing import Any
 
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.normalize import STAMP_ANNOTATIONS, equal
 from driftctl.core.planning.objects import Obj
+
+_STAMP_PATHS = frozenset(("f:metadata", "f:annotations", f"f:{key}") for key in STAMP_ANNOTATIONS)
 
 
 def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
     """The fields `desired` sets whose live value differs (or is absent), in field order."""
-    live_values = fs.leaves(comparable(live))
-    return [
-        path
-        for path, value in fs.leaves(comparable(desired)).items()
-        if path not in live_values or not equal(live_values[path], value)
-    ]
+    return _drifted(fs.leaves(desired), live)
+
+
+def _drifted(wanted: dict[fs.FieldPath, Any], live: Obj) -> list[fs.FieldPath]:
+    """Each field is looked up in the live object where it is, rather than the whole live
+    object copied and flattened: a live Deployment has several times the fields driftctl
+    sets. The stamp annotations only need to be there (their values are compared out, see
+    the module docstring). `desired` is a manifest driftctl built, normal already (no
+    server metadata, no status, no empty maps), so it is not normalized again.
+    """
+    drifted = []
+    for path, value in wanted.items():
+        found, current = fs.value_at(live, path)
+        if not found or (path not in _STAMP_PATHS and not equal(current, value)):
+            drifted.append(path)
+    return drifted
 
 
 def ownership_matches(desired: Obj, live: Obj, manager: str) -> bool:
     """Whether `manager` owns by Apply exactly the fields `desired` would set."""
-    owned = fs.owned_fields(live, manager, str(desired.get("apiVersion", "")))
-    return owned == fs.fieldset(desired)
+    return _owns_exactly(fs.fieldset(desired), desired, live, manager)
+
+
+def _owns_exactly(fields: frozenset[fs.FieldPath], desired: Obj, live: Obj, manager: str) -> bool:
+    return fs.owned_fields(live, manager, str(desired.get("apiVersion", ""))) == fields
 
 
 def needs_server_check(desired: Obj, live: Obj | None, manager: str) -> bool:
     """False only when applying `desired` certainly changes nothing in `live`."""
     if live is None:
         return True
-    return bool(drifted_fields(desired, live)) or not ownership_matches(desired, live, manager)
+    wanted = fs.leaves(desired)  # walked once for both questions
+    if _drifted(wanted, live):
+        return True
+    return not _owns_exactly(fs.fieldset_of(wanted), desired, live, manager)
 
 
 def overlay(live: Obj, desired: Obj) -> Obj:

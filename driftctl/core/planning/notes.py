@@ -1,0 +1,85 @@
+"""What a run tells about itself in Kubernetes Events: at most one per WebApp, and a cap.
+
+Pure. A WebApp's chain (its WebApp, its Deployment, or its removal) makes at most one
+Event, saying everything the run did to it (a WebApp created with its Deployment is one
+Event), or None when nothing changed. A run records at most `--max-events` of them; the
+rest are counted into one summary Event at the end, so a first run on a large fleet does
+not flood etcd with thousands of Events. shell.events sends them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from driftctl.core.planning.actions import (
+    Action,
+    Cleanup,
+    Prune,
+    Verb,
+    changes_of,
+)
+from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+
+_CHANGED = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
+_REASONS = {
+    Verb.CREATE: "Created",
+    Verb.UPDATE: "Updated",
+    Verb.REPLACE: "Updated",
+    Verb.PRUNE: "Pruned",
+    Verb.CLEANUP: "CleanedUp",
+}
+_PAST = {
+    Verb.CREATE: "created",
+    Verb.UPDATE: "updated",
+    Verb.REPLACE: "replaced",
+    Verb.PRUNE: "pruned",
+    Verb.CLEANUP: "cleaned up",
+}
+_MESSAGE_LIMIT = 1024  # what the API server keeps of an Event message
+
+
+@dataclass(frozen=True)
+class Note:
+    """One Event: its reason (CamelCase, as controllers write them), message and type."""
+
+    reason: str
+    message: str
+    warning: bool = False
+
+
+Done = tuple[Action, ObjectOutcome]  # an action of a chain and its outcome
+
+
+def chain_note(done: Sequence[Done]) -> Note | None:
+    """The one Event of a WebApp's chain: its failures, else what changed, else None."""
+    failed = [(action, outcome) for action, outcome in done if outcome.outcome is Outcome.FAILED]
+    if failed:
+        removal = any(isinstance(action, Prune | Cleanup) for action, _ in failed)
+        message = "; ".join(f"{out.key.display}: {out.reason}" for _, out in failed)
+        return Note("CleanupFailed" if removal else "ApplyFailed", message, warning=True)
+    changed = [action for action, outcome in done if outcome.outcome in _CHANGED]
+    if not changed:
+        return None
+    return Note(_REASONS[changed[0].verb], "; ".join(_describe(action) for action in changed))
+
+
+def _describe(action: Action) -> str:
+    if isinstance(action, Prune | Cleanup):
+        owned = "".join(f", {owned.key.display} deleted" for owned in action.owned)
+        return f"{action.key.display} {_PAST[action.verb]} by driftctl ({action.reason}){owned}"
+    fields = ", ".join(change.path for change in changes_of(action)[:5])
+    what = f" ({fields})" if fields else ""
+    return f"{action.key.display} {_PAST[action.verb]} by driftctl{what}"
+
+
+def summary_note(left_out: Counter[str], cap: int, revision: str) -> Note:
+    """The Event beyond the cap: how many were left out, by reason."""
+    reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(left_out.items()))
+    total = sum(left_out.values())
+    message = (
+        f"{total} more WebApp Events of this run (at {revision[:12] or 'an unknown commit'}) "
+        f"were not recorded, beyond --max-events {cap}: {reasons}"
+    )
+    return Note("EventsLimited", message[:_MESSAGE_LIMIT])

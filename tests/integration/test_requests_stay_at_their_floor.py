@@ -1,0 +1,184 @@
+"""The request-count smoke test (N = 50): each kind of run sends what it must and no more.
+
+- a no-drift plan is LIST pages only;
+- a no-drift apply writes only its Lease;
+- a 1% drift apply writes only the drifted object (its apply, its dry-run, its WebApp's
+  status, one Event);
+- a cold apply sends at most 3 writes per WebApp (WebApp, Deployment, status: no dry-run,
+  the create answers for it) plus Events within --max-events and one summary Event.
+
+Counted by the API server itself (/metrics), not by driftctl: API Priority and Fairness
+counts what driftctl's ServiceAccount sent (nothing else in the suite runs as one), and
+apiserver_request_total says what those requests were. A run's Lease costs 3 requests
+(read, take, release), and one renewal more for every 10 s it runs: only the cold apply can
+take that long on a loaded machine, and its count allows for it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from typing import Any
+
+from tests.controlplane import launcher
+from tests.integration.harness import (
+    LOCK_NAMESPACE,
+    Harness,
+    Requests,
+    delta,
+    quiet,
+    request_counts,
+)
+
+N = 50
+MAX_EVENTS = 10
+OBJECTS = ("webapps", "deployments", "events")
+WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE"})
+
+
+def declare(harness: Harness) -> None:
+    harness.declare({f"app-{i:03d}": ("nginx:1.27", i % 4) for i in range(N)})
+
+
+def converged(harness: Harness) -> Harness:
+    declare(harness)
+    first = harness.driftctl("apply", timeout=300)
+    assert first.code == 0, first.err
+    quiet(harness)
+    return harness
+
+
+def cluster_lists(before: Requests, after: Requests) -> Counter[str]:
+    """driftctl's LIST pages: the only cluster-scoped LISTs of these resources."""
+    lists: Counter[str] = Counter()
+    for (resource, _, verb, scope, _, _), count in delta(before, after, OBJECTS).items():
+        if verb == "LIST" and scope == "cluster":
+            lists[resource] += count
+    return lists
+
+
+def object_writes(before: Requests, after: Requests) -> Counter[str]:
+    """Writes (dry-runs included) to WebApps, Deployments and Events, by any client."""
+    writes: Counter[str] = Counter()
+    for (resource, subresource, verb, _, dry_run, _), count in delta(
+        before, after, OBJECTS
+    ).items():
+        if verb in WRITES:
+            name = f"{resource}/{subresource}" if subresource else resource
+            writes[f"{name} {verb}{' dry-run' if dry_run else ''}"] += count
+    return writes
+
+
+LEASE = 3  # read, take, release
+RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
+
+
+def sent(before: Requests, after: Requests) -> int:
+    """What driftctl's ServiceAccount sent (nothing else in the suite runs as one)."""
+    return after.service_accounts - before.service_accounts
+
+
+def test_a_no_drift_plan_sends_only_list_pages(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    converged(harness)
+    before = request_counts(control_plane)
+
+    planned = harness.driftctl("plan")
+
+    after = request_counts(control_plane)
+    assert planned.code == 0, planned.out + planned.err
+    assert planned.out.strip() == f"Plan: 0 to create, 0 to update, 0 to prune, {2 * N} unchanged"
+    assert after.service_accounts - before.service_accounts == 2
+    assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert object_writes(before, after) == {}
+
+
+def test_a_no_drift_apply_writes_only_its_lease(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    converged(harness)
+    before = request_counts(control_plane)
+
+    applied = harness.driftctl("apply")
+
+    after = request_counts(control_plane)
+    assert applied.code == 0, applied.err
+    assert sent(before, after) == 2 + LEASE  # the two LIST pages, the Lease
+    assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert object_writes(before, after) == {}
+
+
+def test_a_one_percent_drift_apply_writes_only_the_drifted_object(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    converged(harness)
+    harness.kubectl("scale", "deployment/app-007", "--replicas=9", "-n", harness.namespace)
+    quiet(harness)
+    planned = harness.driftctl("plan")
+    before = request_counts(control_plane)
+
+    applied = harness.driftctl("apply")
+
+    after = request_counts(control_plane)
+    assert applied.code == 0, applied.err
+    drifted = f"Deployment/{harness.namespace}/app-007"
+    assert f"~ {drifted}: update" in planned.out
+    assert f"configured {drifted}" in applied.out.splitlines()
+    assert object_writes(before, after) == {
+        "deployments APPLY dry-run": 1,
+        "deployments APPLY": 1,
+        "webapps/status APPLY": 1,  # the Deployment's new generation is not observed yet
+        "events POST": 1,
+    }
+    assert sent(before, after) == 2 + 4 + LEASE
+
+
+def test_a_cold_apply_sends_three_writes_per_webapp_and_events_within_the_cap(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    declare(harness)
+    planned = harness.driftctl("plan", "-o", "json")
+    quiet(harness)  # other tests' namespaces, deleted, would count
+    before = request_counts(control_plane)
+    started = time.monotonic()
+
+    applied = harness.driftctl("apply", "-o", "json", "--max-events", str(MAX_EVENTS))
+
+    renewals = int((time.monotonic() - started) // RENEW_EVERY)  # a bound, not a timing
+    after = request_counts(control_plane)
+    assert applied.code == 0, applied.err
+    assert object_writes(before, after) == {
+        "webapps APPLY": N,
+        "deployments APPLY": N,
+        "webapps/status APPLY": N,
+        "events POST": MAX_EVENTS + 1,  # the summary Event counts the other 40
+    }
+    lease = sent(before, after) - (2 + 3 * N + MAX_EVENTS + 1)
+    assert LEASE <= lease <= LEASE + renewals
+    # What plan printed (after its dry-runs) is what apply did (without them).
+    actions = {_key(o): o["action"] for o in json.loads(planned.out)["objects"]}
+    outcomes = {_key(o): o["outcome"] for o in json.loads(applied.out)["objects"]}
+    assert len(actions) == 2 * N
+    assert set(actions.values()) == {"create"}
+    assert outcomes == dict.fromkeys(actions, "created")
+    assert len(harness.events()) == MAX_EVENTS  # one per WebApp, up to the cap
+    [summary] = _run_events(harness)
+    assert summary["reason"] == "EventsLimited"
+    assert f"{N - MAX_EVENTS} more WebApp Events of this run" in summary["message"]
+
+
+def _key(item: dict[str, str]) -> tuple[str, str, str]:
+    return item["kind"], item["namespace"], item["name"]
+
+
+def _run_events(harness: Harness) -> list[dict[str, Any]]:
+    """Events about the run's Lease (in the lock namespace)."""
+    lease = f"driftctl-{harness.instance}"
+    listed = harness.kubectl(
+        "get", "events", "-n", LOCK_NAMESPACE, "-o", "json",
+        "--field-selector", f"involvedObject.name={lease}",
+    )  # fmt: skip
+    items: list[dict[str, Any]] = json.loads(listed)["items"]
+    return items
