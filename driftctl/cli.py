@@ -45,9 +45,11 @@ from driftctl.render.manifests import to_json, to_yaml
 from driftctl.render.style import Style
 from driftctl.settings import (
     DEFAULT_MAX_BYTES,
+    DEFAULT_OVERRIDE_MANAGERS,
     FAIL_ON,
     Check,
     Cluster,
+    Drift,
     Lock,
     Metrics,
     Policy,
@@ -281,6 +283,35 @@ policy_flags = stacked(
 )
 """--prune/--no-prune, --allow-empty, --max-prune, --recreate: what apply may do."""
 
+drift_flags = stacked(
+    flag(
+        "override-manager",
+        multiple=True,
+        show_default=False,
+        metavar="NAME",
+        help="A field manager whose fields outside Git are drift, removed by apply; repeat it. "
+        "Given, it replaces the default list (none: revert nobody's): "
+        + ", ".join(DEFAULT_OVERRIDE_MANAGERS)
+        + ".",
+    ),
+    flag(
+        "ignore",
+        multiple=True,
+        show_default=False,
+        metavar="KIND:/POINTER",
+        help="A field that is not drift, e.g. Deployment:/spec/replicas: neither reported nor "
+        "reset, though a change of it in Git is still applied; repeat it.",
+    ),
+    flag(
+        "ignore-manager",
+        multiple=True,
+        show_default=False,
+        metavar="NAME",
+        help="A field manager whose fields are not drift (as --ignore); repeat it.",
+    ),
+)
+"""--override-manager, --ignore, --ignore-manager: what counts as drift."""
+
 shard_flags = stacked(
     flag(
         "shard-count",
@@ -455,12 +486,19 @@ def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> L
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @shard_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
 @flag(
     "out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also save the plan to this file, for `driftctl apply --plan FILE`.",
+)
+@flag(
+    "show-foreign",
+    is_flag=True,
+    help="List the fields of other managers (controllers, webhooks) that Git does not declare; "
+    "they are left alone.",
 )
 @output_flag("text", "json", "markdown")
 @log_format_flag
@@ -484,23 +522,28 @@ def plan(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     shard_count: int,
     shard_index: int,
     show_unchanged: bool,
+    show_foreign: bool,
     out: Path | None,
     output: str,
     log_format: str,
 ) -> None:
     """Show what `apply` would change in the cluster, exactly, without changing anything.
 
-    Per object: create, update (with the field changes and who changed them), unchanged,
-    prune, cleanup pending, replace, or skip. Takes the same flags as `apply` for what it may
-    do (--no-prune, --max-prune, --recreate...), so the two say the same. Objects that cannot
-    have drifted cost no request; the others are checked with a server-side dry-run. Takes
-    no lock. With --shard-count, only this shard's WebApps. With --out FILE the plan is also
-    saved (only for a commit: not a dirty working tree), with the live uid and
-    resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
-    Git, 1 when it differs, 2/3/4 on errors.
+    Per object: create, update (with the field changes and who changed them; fields set
+    outside Git by the kubectl family are removed), unchanged, prune, cleanup pending,
+    replace, skip, or conflict (another owner's object). Takes the same flags as `apply` for
+    what it may do (--no-prune, --max-prune, --recreate, --ignore...), so the two say the
+    same. Objects that cannot have drifted cost no request; the others are checked with a
+    server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
+    --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
+    the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
+    the cluster equals Git, 1 when it differs, 2/3/4 on errors.
     """
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("plan"):
@@ -509,9 +552,22 @@ def plan(
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
+        drift = Drift.of(
+            override_managers=override_manager,
+            ignore=ignore,
+            ignore_managers=ignore_manager,
+            show_foreign=show_foreign,
+        )
         shard = Shard(shard_index, shard_count)
         planned = run.plan(
-            source, cluster, policy, shard=shard, environ=os.environ, notice=log.retry, out=out
+            source,
+            cluster,
+            policy,
+            drift=drift,
+            shard=shard,
+            environ=os.environ,
+            notice=log.retry,
+            out=out,
         )
         log.warnings(planned.desired.warnings)
         if output == "json":
@@ -532,6 +588,7 @@ def plan(
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @shard_flags
 @lock_namespace_flag
 @flag(
@@ -574,6 +631,9 @@ def apply(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     shard_count: int,
     shard_index: int,
     lock_namespace: str | None,
@@ -605,11 +665,15 @@ def apply(
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
+        drift = Drift.of(
+            override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager
+        )
         report = run.apply(
             source,
             cluster,
             policy,
             Lock(lock_namespace, lock_timeout),
+            drift=drift,
             shard=Shard(shard_index, shard_count),
             metrics=Metrics(pushgateway),
             environ=os.environ,

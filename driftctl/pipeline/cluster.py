@@ -23,6 +23,7 @@ from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
@@ -31,12 +32,12 @@ from driftctl.errors import DriftctlError, ExitCode
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
-from driftctl.settings import WHOLE, Cluster, Lock, Metrics, Policy, Shard, Source
-from driftctl.shell.apply import Applier, Progress, dry_run
+from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
+from driftctl.shell.apply import Applier, Progress, dry_run, dry_run_removals
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
-from driftctl.shell.live_state import read_live
+from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
 
@@ -62,14 +63,28 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
 
 
 def make_plan(
-    kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy, shard: Shard = WHOLE
+    kube: Kube,
+    desired: DesiredState,
+    cluster: Cluster,
+    policy: Policy,
+    shard: Shard = WHOLE,
+    *,
+    drift: Drift | None = None,
 ) -> tuple[Plan, LiveState]:
-    """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard)."""
+    """Live state (and what else the plan needs), local decisions, dry-runs of the
+    candidates (their applies and removals), exact plan (of one shard)."""
+    manager = cluster.field_manager
     live = read_live(kube, cluster.instance).within(shard)
+    needed = lookups(desired.webapps, live, manager, shard)
+    live = read_found(kube, live, needed, cluster.instance)
     stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager, shard=shard)
-    results = dry_run(kube, preparation.candidates, cluster.field_manager, cluster.concurrency)
-    return finish(preparation, results), live
+    preparation = prepare(
+        desired.webapps, live, stamp, policy, manager=manager, drift=drift, shard=shard
+    )
+    candidates, concurrency = preparation.candidates, cluster.concurrency
+    results = dry_run(kube, candidates, manager, concurrency)
+    removed = dry_run_removals(kube, candidates, manager, concurrency)
+    return finish(preparation, results, removed), live
 
 
 def plan(
@@ -77,6 +92,7 @@ def plan(
     cluster: Cluster,
     policy: Policy,
     *,
+    drift: Drift | None = None,
     shard: Shard = WHOLE,
     environ: Mapping[str, str],
     notice: Notice,
@@ -87,7 +103,8 @@ def plan(
     desired = load_desired(source, environ)
     if out is not None:
         saved_plan.check_savable(desired)
-    made, live = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
+    kube = open_cluster(cluster, notice)
+    made, live = make_plan(kube, desired, cluster, policy, shard, drift=drift)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, made, live, who, policy)
@@ -100,6 +117,7 @@ def apply(
     policy: Policy,
     lock: Lock,
     *,
+    drift: Drift | None = None,
     shard: Shard = WHOLE,
     metrics: Metrics | None = None,
     environ: Mapping[str, str],
@@ -133,6 +151,7 @@ def apply(
             cluster,
             policy,
             lock,
+            drift=drift,
             shard=shard,
             environ=environ,
             notice=notice,
@@ -156,6 +175,7 @@ def _carry_out(
     policy: Policy,
     lock: Lock,
     *,
+    drift: Drift | None,
     shard: Shard,
     environ: Mapping[str, str],
     notice: Notice,
@@ -173,7 +193,7 @@ def _carry_out(
     run_lock.acquire(lock.timeout)
     with run_lock:
         if saved is None:
-            made, live = make_plan(kube, desired, cluster, policy, shard)
+            made, live = make_plan(kube, desired, cluster, policy, shard, drift=drift)
         else:
             made, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(made)

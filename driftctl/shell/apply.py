@@ -5,8 +5,10 @@ removals and pending cleanups, then WebApps, then their Deployments (which need 
 WebApp's uid); then the status of every declared WebApp. Within a stage actions are
 independent and go `concurrency` at a time. Every object gets one outcome; a failure is
 recorded and the others go on. SSA requests carry `force` and the field manager, never a
-resourceVersion. What to do with each object was decided by the plan; this module only
-does it.
+resourceVersion. An update that removes fields set outside Git first sends the plan's
+guarded JSON Patch (it tests the resourceVersion the plan was made from). A conflict is
+another owner's object: it fails, and nothing is sent. What to do with each object was
+decided by the plan; this module only does it.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Cleanup,
+    Conflict,
     Create,
     DryRunError,
     DryRunResult,
+    FieldRemoval,
     Plan,
     Prune,
     Refused,
@@ -38,10 +42,11 @@ from driftctl.core.planning.actions import (
     changes_of,
     is_changing,
 )
+from driftctl.core.planning.fights import fight_message
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import SUCCESS, ApplyReport, ObjectOutcome, Outcome
-from driftctl.core.planning.status import status_update
+from driftctl.core.planning.status import facts_of, status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -63,15 +68,41 @@ def dry_run(
     """The server's answer to a dry-run apply of each candidate (or why it refused)."""
 
     def one(candidate: Candidate) -> DryRunResult:
-        try:
-            return kube.send(r.apply(candidate.manifest, manager, dry_run=True))
-        except ApiError as refused:
-            if not is_object_refusal(refused.status):
-                raise  # the cluster, not this object: stop the run
-            return DryRunError(refused.short)
+        return _answer(kube, r.apply(candidate.manifest, manager, dry_run=True))
 
+    asked = [candidate for candidate in candidates if candidate.apply]
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
-        return dict(zip((c.key for c in candidates), pool.map(one, candidates), strict=True))
+        return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
+
+
+def dry_run_removals(
+    kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
+) -> dict[ObjectKey, Obj | DryRunError]:
+    """The server's answer to a dry-run of each candidate's removal of fields set outside Git."""
+
+    def one(candidate: Candidate) -> Obj | DryRunError:
+        return _answer(kube, _removal_request(candidate.key, candidate.removal, manager, True))
+
+    asked = [candidate for candidate in candidates if candidate.removal is not None]
+    with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
+        return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
+
+
+def _answer(kube: Kube, request: r.Request) -> Obj | DryRunError:
+    try:
+        return kube.send(request)
+    except ApiError as refused:
+        if not is_object_refusal(refused.status):
+            raise  # the cluster, not this object: stop the run
+        return DryRunError(refused.short)
+
+
+def _removal_request(
+    key: ObjectKey, removal: FieldRemoval | None, manager: str, dry_run: bool = False
+) -> r.Request:
+    operations = removal.patch if removal is not None else ()
+    kind = r.KINDS[key.kind]
+    return r.json_patch(kind, key.namespace, key.name, operations, manager, dry_run=dry_run)
 
 
 @dataclass
@@ -86,6 +117,7 @@ class Applier:
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
+    _plan: Plan = field(default_factory=lambda: Plan(()))
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
@@ -93,6 +125,7 @@ class Applier:
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan, then write statuses; one outcome per object."""
+        self._plan = plan
         for obj in live.objects():
             self._objects[key_of(obj)] = obj
         for stage in plan.stages:
@@ -133,8 +166,8 @@ class Applier:
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case Refused():  # the server refused its dry-run: Git is not applied
-                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)
+            case Refused() | Conflict():  # refused by the server, or another owner's object:
+                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)  # nothing sent
             case Skip():
                 return ObjectOutcome(action.key, Outcome.SKIPPED, action.reason)
             case Unchanged():
@@ -160,9 +193,16 @@ class Applier:
                     action.key, Outcome.FAILED, f"its owner {owner_key.display} was not applied"
                 )
             manifest = bind_owner(manifest, uid(owner))
-        self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
+        if isinstance(action, Update) and action.removal is not None:
+            removal = _removal_request(action.key, action.removal, self.manager)
+            self._objects[action.key] = self.kube.send(removal)
+        if not isinstance(action, Update) or action.apply:
+            self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
         verb = "Created" if isinstance(action, Create) else "Updated"
         self._note(self._webapp_of(action.key), verb, _describe(action))
+        fight = fight_message(action.key, changes_of(action))
+        if fight is not None:
+            self._warn(action.key, "Fight", fight)
         return ObjectOutcome(action.key, SUCCESS[action.verb])
 
     def _replace(self, action: Replace) -> ObjectOutcome:
@@ -181,7 +221,8 @@ class Applier:
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return None
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        update = status_update(webapp, deployment, self.now)
+        facts = facts_of(self._plan, key, self._failed)
+        update = status_update(webapp, deployment, self.now, facts)
         if not update.changed:
             return None
         try:
@@ -201,7 +242,8 @@ class Applier:
     def _warn(self, key: ObjectKey, reason: str, message: str) -> None:
         webapp = self._webapp_of(key)
         if webapp:
-            self.events.record(webapp, reason, f"{key.display}: {message}", warning=True)
+            said = message if message.startswith(key.display) else f"{key.display}: {message}"
+            self.events.record(webapp, reason, said, warning=True)
 
 
 def _describe(action: Create | Update | Replace) -> str:

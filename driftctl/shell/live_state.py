@@ -1,7 +1,9 @@
 """Reads the live state of one instance: its WebApps and Deployments, by paged LISTs.
 
 Two cluster-wide LISTs limited by the instance label, parsed as plain JSON. No per-object
-GET: when nothing drifted, these pages are all a plan costs.
+GET: when nothing drifted, these pages are all a plan costs. What else a plan needs
+(core.planning.lookups decides) is read by `read_found`: other owners' objects in the
+namespaces where Git declares a name the instance lacks, and the autoscalers.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import Lookups
 from driftctl.errors import ClusterError
 from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
 
@@ -26,3 +29,22 @@ def read_live(kube: Kube, instance: str, page_size: int = r.PAGE_SIZE) -> LiveSt
             ) from None
         raise
     return LiveState.of(webapps, kube.list_all(r.DEPLOYMENT, selector, page_size))
+
+
+def read_found(
+    kube: Kube, live: LiveState, needed: Lookups, instance: str, page_size: int = r.PAGE_SIZE
+) -> LiveState:
+    """`live` with what `needed` names: others' WebApps and Deployments, the autoscalers."""
+    others = c.not_instance_selector(instance)
+    webapps = [
+        obj
+        for namespace in needed.webapp_namespaces
+        for obj in kube.list_all(r.WEBAPP, others, page_size, namespace)
+    ]
+    deployments = [
+        obj
+        for namespace in needed.deployment_namespaces
+        for obj in kube.list_all(r.DEPLOYMENT, others, page_size, namespace)
+    ]
+    scalers = kube.list_all(r.AUTOSCALER, "", page_size) if needed.autoscalers else []
+    return live.with_found(webapps, deployments, scalers)
