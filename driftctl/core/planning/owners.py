@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from driftctl import conventions as c
 from driftctl.core.planning.guards import is_ours
-from driftctl.core.planning.objects import Obj, labels_of, metadata
+from driftctl.core.planning.objects import Obj, key_of, labels_of, metadata
 
 NEVER = "never updated, replaced or deleted"
 
@@ -43,6 +43,7 @@ def deployment_conflict(
 
     `owner_uid` is the live WebApp's uid, or None when the WebApp is created in this run.
     """
+    webapp = c.object_ref(c.KIND, key_of(deployment).namespace, name)
     controller = controller_of(deployment)
     by_webapp = controller is not None and controller.get("kind") == c.KIND
     if by_webapp and controller is not None and owner_uid and controller.get("uid") == owner_uid:
@@ -51,7 +52,7 @@ def deployment_conflict(
     if owner_uid is None and orphan and is_ours(deployment, instance):
         return None
     detail = _describe(deployment, controller, instance)
-    return f"is not controlled by WebApp {name} ({detail}); {NEVER}"
+    return f"is not controlled by {webapp} ({detail}); {NEVER}"
 
 
 def _describe(deployment: Obj, controller: Obj | None, instance: str) -> str:

@@ -430,11 +430,13 @@ def _within(field: fs.FieldPath, path: fs.FieldPath) -> bool:
 
 
 def _update_reason(changes: Sequence[FieldChange]) -> str:
-    managers = managers_of(changes)
+    managers = ", ".join(managers_of(changes))
     if any(change.corrected for change in changes):
-        return "differs from Git again; a fight with " + ", ".join(managers)
+        return f"differs from Git again; a fight with {managers}"
+    if managers and all(change.note.endswith("not in Git") for change in changes):
+        return f"fields set outside Git by {managers}"
     if managers:
-        return "differs from Git; changed in the cluster by " + ", ".join(managers)
+        return f"differs from Git; changed in the cluster by {managers}"
     return "differs from Git"
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning import fights
-from driftctl.core.planning.actions import Plan, Replace, Update, kept_of
+from driftctl.core.planning.actions import Conflict, Plan, Replace, Update, kept_of
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
@@ -48,6 +48,7 @@ class StatusFacts:
 
     ignored: tuple[tuple[str, str, str], ...] = ()
     corrected: tuple[tuple[str, FieldChange], ...] = ()
+    conflict: str | None = None  # the Deployment of its name is another owner's
 
 
 def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
@@ -64,7 +65,10 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
         for change in action.changes
         if change.managers
     )
-    return StatusFacts(ignored, corrected)
+    conflict = next(
+        (f"{a.key.display} {a.reason}" for a in actions if isinstance(a, Conflict)), None
+    )
+    return StatusFacts(ignored, corrected, conflict)
 
 
 @dataclass(frozen=True)
@@ -88,12 +92,17 @@ class StatusUpdate:
     changed: bool
 
 
-def health(webapp: Obj, deployment: Obj | None, *, scaled: bool = False) -> Health:
+def health(
+    webapp: Obj, deployment: Obj | None, *, scaled: bool = False, conflict: str | None = None
+) -> Health:
     """Ready when available >= desired and the Deployment observed its latest generation.
 
     `scaled`: an autoscaler keeps the Deployment's replicas, so those are the desired count.
+    `conflict`: the Deployment of the WebApp's name is another owner's; waiting will not help.
     """
     desired = int((webapp.get("spec") or {}).get("replicas", 0))
+    if conflict is not None:
+        return Health(0, desired, False, "DeploymentConflict", conflict, stalled=True)
     if scaled and deployment is not None:
         desired = int((deployment.get("spec") or {}).get("replicas", desired))
     if deployment is None:
@@ -163,7 +172,7 @@ def webapp_status(
     """The status driftctl reports for `webapp`, given its (live or applied) Deployment."""
     facts = facts or StatusFacts()
     scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
-    state = health(webapp, deployment, scaled=scaled)
+    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict)
     generation = int(metadata(webapp).get("generation", 0))
     previous = webapp.get("status") or {}
     revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
