@@ -315,12 +315,20 @@ def ignore_rule_problem(kind: str, pointer: str) -> str | None:
         )
     if re.search(r"~(?![01])", pointer):
         return f"has an invalid JSON pointer escape in {pointer!r} (use ~0 for ~ and ~1 for /)"
+    return _field_problem(kind, pointer)
+
+
+def _field_problem(kind: str, pointer: str) -> str | None:
+    """Why the field a valid pointer names may not be ignored, or None."""
     tokens = pointer_tokens(pointer)
     if kind == c.KIND and tokens[0] == "spec":
         return _WEBAPP_SPEC
     for start, why in _NEVER_IGNORED.items():
-        if tokens[: len(start)] == start or start[: len(tokens)] == tokens:
+        if tokens[: len(start)] == start:
             return f"{pointer} {why}"
+        if start[: len(tokens)] == tokens:
+            covered = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in start)
+            return f"{pointer} covers {covered}, which {why}"
     return None
 
 

@@ -62,7 +62,7 @@ def fight_message(key: ObjectKey, changes: Iterable[FieldChange]) -> str | None:
     fights = [change for change in changes if change.corrected]
     if not fights:
         return None
-    return f"{key.display}: " + "; ".join(f"{c.path} {fight_note(c)}" for c in fights)
+    return f"{key.display}: " + "; ".join(f"{c.path} {c.note or fight_note(c)}" for c in fights)
 
 
 def recorded(record: Record, corrected: Iterable[tuple[str, FieldChange]], now: str) -> list[Obj]:

@@ -124,9 +124,17 @@ class _Owned:
         return below or any(node[:n] in self.leaves for n in range(1, len(node)))
 
 
+# Labels and annotations are named key by key, never as a whole map.
+_KEYED_MAPS = frozenset({"f:labels", "f:annotations"})
+
+
 def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> list[fs.FieldPath]:
     """The top-most of `nodes` present in `live` that `blocking` does not block."""
-    free = {node for node in nodes if not blocking.blocks(node) and nav.locate(live, node)}
+    free = {
+        node
+        for node in nodes
+        if node[-1] not in _KEYED_MAPS and not blocking.blocks(node) and nav.locate(live, node)
+    }
     return sorted(node for node in free if not any(node[:n] in free for n in range(1, len(node))))
 
 
