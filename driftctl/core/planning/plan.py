@@ -5,9 +5,9 @@
    does). It applies the finalizer table (core.planning.finalizers), the prune guards
    (core.planning.guards) and the local prefilter (core.planning.prefilter), and lists
    the candidates that need a server-side dry-run, each with the manifest to send.
-2. `finish` turns the dry-run answers into exact entries: a candidate whose normalized
-   dry-run result equals the normalized live object, with the same fields owned, is
-   unchanged.
+2. `finish` turns the dry-run answers into exact entries (core.planning.answers): a
+   candidate whose normalized dry-run result equals the normalized live object, with the
+   same fields owned, is unchanged.
 
 A sharded run plans only its shard (core.planning.shards): the desired WebApps and the
 live state are narrowed to it before pairing, so another shard's object is never planned,
@@ -41,10 +41,9 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning import fights, foreign, ignoring, owners
 from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.actions import (
@@ -52,7 +51,6 @@ from driftctl.core.planning.actions import (
     Candidate,
     Conflict,
     Create,
-    DryRunError,
     DryRunResult,
     FieldRemoval,
     Notes,
@@ -64,12 +62,13 @@ from driftctl.core.planning.actions import (
     Unchanged,
     Update,
 )
-from driftctl.core.planning.changes import FieldChange, field_changes, managers_of, patch_between
+from driftctl.core.planning.answers import RemovalAnswer, annotated, decide
+from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
-from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
@@ -78,7 +77,6 @@ from driftctl.core.source.model import WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
 Slot = Action | Candidate
-RemovalAnswer = Obj | DryRunError
 ADOPTED = "adopted: made without an instance label, declared in Git"
 
 
@@ -279,7 +277,7 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     for each in outside.removed:  # predicted locally, like the rest of this update
         after = nav.without(after, each.path)
     patch = patch_between(live, after)
-    changes = _annotated(
+    changes = annotated(
         field_changes(live, after, patch, run.manager), removal, Notes(), c.DEPLOYMENT_KIND
     )
     return Update(
@@ -300,7 +298,7 @@ def finish(
     """The exact plan, from the dry-run answers for every candidate (keyed by object): of
     its apply, and of its removal of fields set outside Git when it has one."""
     actions = tuple(
-        _decide(slot, results, removed or {}, preparation.manager)
+        decide(slot, results, removed or {}, preparation.manager)
         if isinstance(slot, Candidate)
         else slot
         for slot in preparation.slots
@@ -324,129 +322,3 @@ def _without_refused_owners(actions: tuple[Action, ...]) -> tuple[Action, ...]:
         else action
         for action in actions
     )
-
-
-def _decide(
-    candidate: Candidate,
-    results: Mapping[ObjectKey, DryRunResult],
-    removed: Mapping[ObjectKey, RemovalAnswer],
-    manager: str,
-) -> Action:
-    after = _applied(candidate, results)
-    if isinstance(after, Refused):
-        return after
-    if candidate.live is None:
-        patch = tuple(patch_between(None, after))
-        return Create(
-            candidate.key, "declared in Git, absent from the cluster", candidate.manifest, patch
-        )
-    if candidate.removal is None:
-        if _same(candidate.live, after, manager):
-            notes = candidate.notes
-            return Unchanged(candidate.key, kept=notes.kept, foreign=notes.foreign)
-        return _update(candidate, candidate.live, after, manager)
-    answer = removed.get(candidate.key)
-    if not isinstance(answer, dict):
-        message = answer.message if answer is not None else "no dry-run result was given"
-        return _refused(candidate, f"removing fields set outside Git: {message}")
-    after = foreign.with_removals(after, answer, candidate.removal.fields)
-    return _update(candidate, candidate.live, after, manager)
-
-
-def _applied(candidate: Candidate, results: Mapping[ObjectKey, DryRunResult]) -> Obj | Refused:
-    """The object as the apply's dry-run answered (the live one when no apply is needed)."""
-    if not candidate.apply:
-        return candidate.live or {}
-    if candidate.key not in results:
-        return _refused(candidate, "no dry-run result was given for this object")
-    result = results[candidate.key]
-    if isinstance(result, DryRunError):
-        return _refused(candidate, result.message)
-    return candidate.manifest if result is None else result
-
-
-def _refused(candidate: Candidate, message: str) -> Refused:
-    return Refused(candidate.key, f"the API server refused the dry-run: {message}", message)
-
-
-def _same(live: Obj, after: Obj, manager: str) -> bool:
-    """Nothing to write: equal content (stamp values aside) and the same fields owned."""
-    api_version = str(after.get("apiVersion", ""))
-    owned = fs.owned_fields(live, manager, api_version)
-    return equal(comparable(live), comparable(after)) and owned == fs.owned_fields(
-        after, manager, api_version
-    )
-
-
-def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update:
-    patch = patch_between(live, after)
-    changes = _annotated(
-        field_changes(live, after, patch, manager),
-        candidate.removal,
-        candidate.notes,
-        candidate.key.kind,
-    )
-    if patch:
-        reason = _update_reason(changes)
-    elif candidate.removal is not None:
-        reason = "fields set outside Git come back as the server's defaults; their owner goes"
-    else:
-        reason = _ownership_reason(live, after, manager)
-    if candidate.notes.reason:
-        reason = f"{candidate.notes.reason}; {reason}"
-    notes = candidate.notes
-    return Update(
-        candidate.key,
-        reason,
-        candidate.manifest,
-        tuple(patch),
-        changes,
-        removal=candidate.removal,
-        apply=candidate.apply,
-        kept=notes.kept,
-        foreign=notes.foreign,
-    )
-
-
-def _annotated(
-    changes: Sequence[FieldChange], removal: FieldRemoval | None, notes: Notes, kind: str
-) -> tuple[FieldChange, ...]:
-    """Each change with why it happens (a field set outside Git, an ignored field Git
-    changed) and, for a fight, how many runs in a row corrected it before."""
-    removed = removal.fields if removal is not None else ()
-    out = []
-    for change in changes:
-        note = next((why for path, why in notes.notes if _within(change.field, path)), "")
-        if any(_within(change.field, path) for path in removed):
-            verb = "added" if change.op == "remove" else "set"
-            note = f"{verb} by {', '.join(change.managers) or 'another manager'}, not in Git"
-        out.append(replace(change, note=note))
-    counted = fights.counted(out, kind, {(kind, name): e for name, e in notes.corrections.items()})
-    return tuple(replace(ch, note=fights.fight_note(ch)) if ch.corrected else ch for ch in counted)
-
-
-def _within(field: fs.FieldPath, path: fs.FieldPath) -> bool:
-    return bool(field) and field[: len(path)] == path
-
-
-def _update_reason(changes: Sequence[FieldChange]) -> str:
-    managers = ", ".join(managers_of(changes))
-    if any(change.corrected for change in changes):
-        return f"differs from Git again; a fight with {managers}"
-    if managers and all(change.note.endswith("not in Git") for change in changes):
-        return f"fields set outside Git by {managers}"
-    if managers:
-        return f"differs from Git; changed in the cluster by {managers}"
-    return "differs from Git"
-
-
-def _ownership_reason(live: Obj, after: Obj, manager: str) -> str:
-    api_version = str(after.get("apiVersion", ""))
-    gained = fs.owned_fields(after, manager, api_version) - fs.owned_fields(
-        live, manager, api_version
-    )
-    shown = (
-        ", ".join(sorted(fs.display_path(path) for path in gained)[:3])
-        or "fields it no longer sets"
-    )
-    return f"values equal Git; driftctl takes back ownership of {shown}"
