@@ -77,6 +77,8 @@ def outside_git(
     """
     entries = _main_entries(live)
     overrides = [e for e in entries if _is_override(e, drift, manager)]
+    if not overrides and not drift.show_foreign:
+        return OutsideGit()  # the common case: no person touched the object
     others = [e for e in entries if not _is_override(e, drift, manager) and not _ours(e, manager)]
     declared = fs.fieldset(applied)
     keep = _Owned.of(others).plus(declared)

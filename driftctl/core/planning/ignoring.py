@@ -56,6 +56,9 @@ def ignored_fields(
 ) -> Ignored:
     """The ignored fields of `live`, each with why (rules of other kinds are skipped)."""
     kind = str(manifest.get("kind", ""))
+    rules = [rule for rule in rules if rule.kind == kind]
+    if not rules and not drift.ignore_managers and autoscaler is None:
+        return ()  # the common case, on every object of every run: nothing to walk
     found: dict[fs.FieldPath, str] = {}
     for rule in rules:
         if rule.kind == kind:
@@ -116,6 +119,8 @@ class Followed:
 
 def follow(manifest: Obj, live: Obj, ignored: Ignored, previous: Obj, manager: str) -> Followed:
     """Leave out of `manifest` the ignored fields Git did not change and driftctl does not own."""
+    if not ignored:
+        return Followed(manifest)
     owned = fs.owned_fields(live, manager, str(manifest.get("apiVersion", "")))
     shown = normalize(live)
     out, kept, applied = manifest, [], []

@@ -201,8 +201,10 @@ def _deployment_slot(
     ignored = ignoring.ignored_fields(
         live, manifest, rules, run.drift, run.manager, autoscaler=scaler
     )
-    previous = ignoring.previous_declaration(owner, app, run.manager)
-    before = build_deployment(previous, run.stamp.instance, uid(owner))
+    before = manifest
+    if ignored:  # Git as last applied tells whether Git changed an ignored field
+        previous = ignoring.previous_declaration(owner, app, run.manager)
+        before = build_deployment(previous, run.stamp.instance, uid(owner))
     record = fights.record_of(owner)
     return _apply_slot(manifest, live, run, ignored=ignored, previous=before, record=record)
 
