@@ -11,7 +11,8 @@ from __future__ import annotations
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import Lookups
+from driftctl.core.planning.lookups import Lookups, Reach
+from driftctl.core.planning.objects import Obj
 from driftctl.errors import ClusterError
 from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
 
@@ -36,15 +37,17 @@ def read_found(
 ) -> LiveState:
     """`live` with what `needed` names: others' WebApps and Deployments, the autoscalers."""
     others = c.not_instance_selector(instance)
-    webapps = [
-        obj
-        for namespace in needed.webapp_namespaces
-        for obj in kube.list_all(r.WEBAPP, others, page_size, namespace)
-    ]
-    deployments = [
-        obj
-        for namespace in needed.deployment_namespaces
-        for obj in kube.list_all(r.DEPLOYMENT, others, page_size, namespace)
-    ]
+    webapps = _listed(kube, r.WEBAPP, others, needed.webapps, page_size)
+    deployments = _listed(kube, r.DEPLOYMENT, others, needed.deployments, page_size)
     scalers = kube.list_all(r.AUTOSCALER, "", page_size) if needed.autoscalers else []
     return live.with_found(webapps, deployments, scalers)
+
+
+def _listed(kube: Kube, kind: r.Kind, selector: str, reach: Reach, page_size: int) -> list[Obj]:
+    if reach.everywhere:
+        return kube.list_all(kind, selector, page_size)
+    return [
+        obj
+        for namespace in reach.namespaces
+        for obj in kube.list_all(kind, selector, page_size, namespace)
+    ]

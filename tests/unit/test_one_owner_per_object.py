@@ -9,7 +9,7 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.planning.actions import Conflict, Skip, Update, Verb
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import Lookups, lookups
+from driftctl.core.planning.lookups import CLUSTER_WIDE, Lookups, Reach, lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
@@ -134,7 +134,16 @@ def test_a_missing_object_lists_its_namespace_and_moved_replicas_the_autoscalers
     blog = WebApp("blog", "news", WebAppSpec("ghost:5", 1))
     live = LiveState.of([load_object({"$ref": "webapp-shop.json"})], [scaled])
 
-    assert lookups([SHOP, blog], live, c.FIELD_MANAGER) == Lookups(("news",), ("news",), True)
+    news = Reach(("news",))
+    assert lookups([SHOP, blog], live, c.FIELD_MANAGER) == Lookups(news, news, True)
+
+
+def test_past_a_few_namespaces_one_cluster_wide_list_is_cheaper() -> None:
+    apps = [WebApp("a", f"ns-{i}", WebAppSpec("x", 1)) for i in range(CLUSTER_WIDE + 1)]
+
+    needed = lookups(apps, LiveState.of([], []), c.FIELD_MANAGER)
+
+    assert needed.webapps == needed.deployments == Reach((), everywhere=True)
 
 
 def test_the_autoscalers_say_which_deployment_each_scales() -> None:

@@ -12,7 +12,7 @@ and nothing else:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from driftctl.core.planning import fieldset as fs
@@ -22,14 +22,29 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import WebApp
 from driftctl.settings import WHOLE, Shard
 
+CLUSTER_WIDE = 16
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where to list objects that are not this instance's: some namespaces, or everywhere."""
+
+    namespaces: tuple[str, ...] = ()
+    everywhere: bool = False
+
+    @classmethod
+    def of(cls, namespaces: Iterable[str]) -> Reach:
+        found = tuple(sorted(set(namespaces)))
+        return cls((), True) if len(found) > CLUSTER_WIDE else cls(found)
+
 
 @dataclass(frozen=True)
 class Lookups:
-    """Namespaces to list for objects that are not this instance's, and whether to list
-    the autoscalers."""
+    """Where to list WebApps and Deployments that are not this instance's, and whether to
+    list the autoscalers."""
 
-    webapp_namespaces: tuple[str, ...] = ()
-    deployment_namespaces: tuple[str, ...] = ()
+    webapps: Reach = Reach()
+    deployments: Reach = Reach()
     autoscalers: bool = False
 
 
@@ -38,11 +53,9 @@ def lookups(
 ) -> Lookups:
     """The reads the plan of `desired` (this shard's part of it) needs besides `live`."""
     desired = [app for app in desired if owns(shard, *app.key)]
-    missing = [app for app in desired if app.key not in live.webapps]
-    undeployed = [app for app in desired if app.key not in live.deployments]
     return Lookups(
-        tuple(sorted({app.namespace for app in missing})),
-        tuple(sorted({app.namespace for app in undeployed})),
+        Reach.of(app.namespace for app in desired if app.key not in live.webapps),
+        Reach.of(app.namespace for app in desired if app.key not in live.deployments),
         any(_replicas_moved(app, live, manager) for app in desired),
     )
 
