@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.changes import Foreign, Kept, Operation
+from driftctl.core.planning.ignoring import Ignored
 from driftctl.core.planning.normalize import normalize
 from driftctl.core.planning.objects import Obj, metadata
 from driftctl.settings import Drift
-
-Ignored = tuple[tuple[fs.FieldPath, str], ...]  # (path, why it is ignored)
 
 
 @dataclass(frozen=True)
