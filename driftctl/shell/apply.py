@@ -195,7 +195,12 @@ class Applier:
             manifest = bind_owner(manifest, uid(owner))
         if isinstance(action, Update) and action.removal is not None:
             removal = _removal_request(action.key, action.removal, self.manager)
-            self._objects[action.key] = self.kube.send(removal)
+            try:
+                self._objects[action.key] = self.kube.send(removal)
+            except ApiError as failed:  # 422 when its test finds the object changed since
+                why = f"removing fields set outside Git: {failed.short}"
+                self._warn(action.key, "ApplyFailed", why)
+                return ObjectOutcome(action.key, Outcome.FAILED, why)
         if not isinstance(action, Update) or action.apply:
             self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
         verb = "Created" if isinstance(action, Create) else "Updated"
