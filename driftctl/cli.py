@@ -659,7 +659,7 @@ def apply(
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("apply"):
         if plan is not None:
-            SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
+            SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS, *DRIFT_FLAGS))
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
         cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
         policy = Policy.of(
@@ -699,6 +699,7 @@ def apply(
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @flag(
     "fail-on",
     default="invalid",
@@ -735,6 +736,9 @@ def check(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     fail_on: str,
     max_bytes: int,
     offline: bool,
@@ -754,12 +758,16 @@ def check(
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
     settings = Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=offline)
+    drift = Drift.of(
+        override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager
+    )
     report = pre_merge.check(
         source.at(base),
         source.at(head),
         cluster,
         policy,
         settings,
+        drift=drift,
         environ=os.environ,
         notice=TextLog(_style()).retry,
     )
@@ -773,6 +781,7 @@ def check(
 
 
 POLICY_FLAGS = ("prune", "allow_empty", "max_prune", "recreate")
+DRIFT_FLAGS = ("override_manager", "ignore", "ignore_manager")
 
 
 def _given(ctx: click.Context, *names: str) -> tuple[str, ...]:

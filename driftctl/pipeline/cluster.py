@@ -107,7 +107,7 @@ def plan(
     made, live = make_plan(kube, desired, cluster, policy, shard, drift=drift)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
-        saved_plan.save(out, made, live, who, policy)
+        saved_plan.save(out, made, live, who, policy=policy, drift=drift or Drift())
     return Planned(desired, made, live)
 
 
