@@ -34,10 +34,12 @@ from driftctl.render.style import Style
 from driftctl.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
+    DEFAULT_OVERRIDE_MANAGERS,
     FAIL_ON,
     MAX_EVENTS,
     Check,
     Cluster,
+    Drift,
     Lock,
     Metrics,
     Policy,
@@ -290,6 +292,35 @@ policy_flags = stacked(
 )
 """--prune/--no-prune, --allow-empty, --max-prune, --recreate: what apply may do."""
 
+drift_flags = stacked(
+    flag(
+        "override-manager",
+        multiple=True,
+        show_default=False,
+        metavar="NAME",
+        help="A field manager whose fields outside Git are drift, removed by apply; repeat it. "
+        "Given, it replaces the default list (none: revert nobody's): "
+        + ", ".join(DEFAULT_OVERRIDE_MANAGERS)
+        + ".",
+    ),
+    flag(
+        "ignore",
+        multiple=True,
+        show_default=False,
+        metavar="KIND:/POINTER",
+        help="A field that is not drift, e.g. Deployment:/spec/replicas: neither reported nor "
+        "reset, though a change of it in Git is still applied; repeat it.",
+    ),
+    flag(
+        "ignore-manager",
+        multiple=True,
+        show_default=False,
+        metavar="NAME",
+        help="A field manager whose fields are not drift (as --ignore); repeat it.",
+    ),
+)
+"""--override-manager, --ignore, --ignore-manager: what counts as drift."""
+
 shard_flags = stacked(
     flag(
         "shard-count",
@@ -515,12 +546,19 @@ def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> L
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @shard_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
 @flag(
     "out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also save the plan to this file, for `driftctl apply --plan FILE`.",
+)
+@flag(
+    "show-foreign",
+    is_flag=True,
+    help="List the fields of other managers (controllers, webhooks) that Git does not declare; "
+    "they are left alone.",
 )
 @output_flag("text", "json", "markdown")
 @log_format_flag
@@ -544,23 +582,28 @@ def plan(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     shard_count: int,
     shard_index: int,
     show_unchanged: bool,
+    show_foreign: bool,
     out: Path | None,
     output: str,
     log_format: str,
 ) -> None:
     """Show what `apply` would change in the cluster, exactly, without changing anything.
 
-    Per object: create, update (with the field changes and who changed them), unchanged,
-    prune, cleanup pending, replace, or skip. Takes the same flags as `apply` for what it may
-    do (--no-prune, --max-prune, --recreate...), so the two say the same. Objects that cannot
-    have drifted cost no request; the others are checked with a server-side dry-run. Takes
-    no lock. With --shard-count, only this shard's WebApps. With --out FILE the plan is also
-    saved (only for a commit: not a dirty working tree), with the live uid and
-    resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
-    Git, 1 when it differs, 2/3/4 on errors.
+    Per object: create, update (with the field changes and who changed them; fields set
+    outside Git by the kubectl family are removed), unchanged, prune, cleanup pending,
+    replace, skip, or conflict (another owner's object). Takes the same flags as `apply` for
+    what it may do (--no-prune, --max-prune, --recreate, --ignore...), so the two say the
+    same. Objects that cannot have drifted cost no request; the others are checked with a
+    server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
+    --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
+    the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
+    the cluster equals Git, 1 when it differs, 2/3/4 on errors.
     """
     from driftctl.pipeline import cluster as run
     from driftctl.render import plan as plan_render
@@ -572,11 +615,18 @@ def plan(
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
+        drift = Drift.of(
+            override_managers=override_manager,
+            ignore=ignore,
+            ignore_managers=ignore_manager,
+            show_foreign=show_foreign,
+        )
         shard = Shard(shard_index, shard_count)
         planned = run.plan(
             source,
             cluster,
             policy,
+            drift=drift,
             shard=shard,
             environ=os.environ,
             notice=log.retry,
@@ -602,6 +652,7 @@ def plan(
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @shard_flags
 @lock_namespace_flag
 @flag(
@@ -651,6 +702,9 @@ def apply(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     shard_count: int,
     shard_index: int,
     lock_namespace: str | None,
@@ -680,7 +734,7 @@ def apply(
     log = _log(log_format, instance, (shard_index, shard_count), repo)
     with log.run("apply"):
         if plan is not None:
-            SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
+            SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS, *DRIFT_FLAGS))
         source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
         cluster = Cluster(
             kubeconfig, context, instance, field_manager, timeout, concurrency, max_events
@@ -688,11 +742,15 @@ def apply(
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
+        drift = Drift.of(
+            override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager
+        )
         report = run.apply(
             source,
             cluster,
             policy,
             Lock(lock_namespace, lock_timeout),
+            drift=drift,
             shard=Shard(shard_index, shard_count),
             metrics=Metrics(pushgateway),
             environ=os.environ,
@@ -718,6 +776,7 @@ def apply(
 @source_flags
 @cluster_flags
 @policy_flags
+@drift_flags
 @flag(
     "fail-on",
     default="invalid",
@@ -754,6 +813,9 @@ def check(
     allow_empty: bool,
     max_prune: str | None,
     recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
     fail_on: str,
     max_bytes: int,
     offline: bool,
@@ -776,12 +838,16 @@ def check(
     cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
     settings = Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=offline)
+    drift = Drift.of(
+        override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager
+    )
     report = pre_merge.check(
         source.at(base),
         source.at(head),
         cluster,
         policy,
         settings,
+        drift=drift,
         environ=os.environ,
         notice=TextLog(_style()).retry,
     )
@@ -795,6 +861,7 @@ def check(
 
 
 POLICY_FLAGS = ("prune", "allow_empty", "max_prune", "recreate")
+DRIFT_FLAGS = ("override_manager", "ignore", "ignore_manager")
 
 
 def _given(ctx: click.Context, *names: str) -> tuple[str, ...]:

@@ -33,6 +33,9 @@ REVISION_ANNOTATION: Final = "driftctl.example.com/revision"
 SOURCE_ANNOTATION: Final = "driftctl.example.com/source"
 PRUNE_ANNOTATION: Final = "driftctl.example.com/prune"
 PRUNE_DISABLED: Final = "disabled"
+IGNORE_ANNOTATION: Final = "driftctl.example.com/ignore"  # per-WebApp ignore rules, from Git
+
+AUTOSCALER_KIND: Final = "HorizontalPodAutoscaler"
 
 DEFAULT_NAMESPACE: Final = "default"
 
@@ -60,3 +63,8 @@ def object_ref(kind: str, namespace: str, name: str) -> str:
 def instance_selector(instance: str) -> str:
     """The label selector that limits every read to one instance's objects."""
     return f"{INSTANCE_LABEL}={instance}"
+
+
+def not_instance_selector(instance: str) -> str:
+    """The label selector of objects that are not this instance's (unlabelled ones included)."""
+    return f"{INSTANCE_LABEL}!={instance}"

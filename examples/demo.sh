@@ -46,9 +46,10 @@ run driftctl apply --repo "$repo" --ref main --path apps
 run kubectl get webapps -n demo
 run kubectl wait webapp/shop -n demo --for=condition=Ready --timeout=10s
 
-step "Someone scales a Deployment and edits an image: drift"
+step "Someone scales a Deployment, edits an image and adds an env var: drift"
 run kubectl scale deployment/shop -n demo --replicas=5
 run kubectl set image deployment/blog -n demo app=nginx:1.99
+run kubectl set env deployment/blog -n demo DEBUG=1
 run driftctl plan --repo "$repo" --ref main --path apps
 run driftctl apply --repo "$repo" --ref main --path apps
 run kubectl get deployments -n demo -o wide

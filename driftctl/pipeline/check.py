@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from driftctl.core.planning.actions import Preparation
 from driftctl.core.planning.built_changes import deployment_changes, webapp_changes
 from driftctl.core.planning.check import (
     CheckReport,
@@ -21,15 +22,16 @@ from driftctl.core.planning.check import (
     shared_answers,
 )
 from driftctl.core.planning.commit_diff import diff_commits
+from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import InvalidDesiredState
 from driftctl.pipeline.cluster import Notice, open_cluster
 from driftctl.pipeline.offline import load_desired, validate_source
-from driftctl.settings import Check, Cluster, Policy, Source
-from driftctl.shell.apply import dry_run
-from driftctl.shell.live_state import read_live
+from driftctl.settings import Check, Cluster, Drift, Policy, Source
+from driftctl.shell.apply import dry_run, dry_run_removals
+from driftctl.shell.live_state import read_found, read_live
 
 
 def check(
@@ -39,6 +41,7 @@ def check(
     policy: Policy,
     settings: Check,
     *,
+    drift: Drift | None = None,
     environ: Mapping[str, str],
     notice: Notice,
 ) -> CheckReport:
@@ -69,22 +72,39 @@ def check(
         diff=diff,
         webapps=webapp_changes(diff),
         deployments=deployment_changes(diff, cluster.instance),
-        cluster=against_cluster(base, head, cluster, policy, notice)
+        cluster=against_cluster(base, head, cluster, policy, notice, drift=drift or Drift())
         if settings.reads_cluster(cluster)
         else None,
     )
 
 
 def against_cluster(
-    base: DesiredState, head: DesiredState, cluster: Cluster, policy: Policy, notice: Notice
+    base: DesiredState,
+    head: DesiredState,
+    cluster: Cluster,
+    policy: Policy,
+    notice: Notice,
+    *,
+    drift: Drift,
 ) -> ClusterCheck:
     """Both sides planned against one reading of the live state, head's objects categorized."""
     kube = open_cluster(cluster, notice)
-    live = read_live(kube, cluster.instance)
     manager, concurrency = cluster.field_manager, cluster.concurrency
-    at_head = prepare(head.webapps, live, Stamp.of(head, cluster.instance), policy, manager)
-    at_base = prepare(base.webapps, live, Stamp.of(base, cluster.instance), policy, manager)
+    live = read_live(kube, cluster.instance)
+    both = [*head.webapps, *base.webapps]
+    live = read_found(kube, live, lookups(both, live, manager), cluster.instance)
+
+    def planned(side: DesiredState) -> Preparation:
+        stamp = Stamp.of(side, cluster.instance)
+        return prepare(side.webapps, live, stamp, policy, manager=manager, drift=drift)
+
+    at_head, at_base = planned(head), planned(base)
     head_answers = dry_run(kube, at_head.candidates, manager, concurrency)
     reused, remaining = shared_answers(at_base.candidates, at_head.candidates, head_answers)
     base_answers = {**reused, **dry_run(kube, remaining, manager, concurrency)}
-    return categorize(finish(at_head, head_answers), finish(at_base, base_answers))
+    # A removal of fields set outside Git does not depend on Git: each side asks its own.
+    head_removed = dry_run_removals(kube, at_head.candidates, manager, concurrency)
+    base_removed = dry_run_removals(kube, at_base.candidates, manager, concurrency)
+    return categorize(
+        finish(at_head, head_answers, head_removed), finish(at_base, base_answers, base_removed)
+    )

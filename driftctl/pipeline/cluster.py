@@ -23,6 +23,7 @@ from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
@@ -31,12 +32,12 @@ from driftctl.errors import DriftctlError, ExitCode
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
-from driftctl.settings import WHOLE, Cluster, Lock, Metrics, Policy, Shard, Source
-from driftctl.shell.apply import Applier, Progress, Tick, dry_run, no_tick
+from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
+from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_removals, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
-from driftctl.shell.live_state import read_live
+from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
 
@@ -68,20 +69,29 @@ def make_plan(
     policy: Policy,
     shard: Shard = WHOLE,
     *,
+    drift: Drift | None = None,
     for_apply: bool = False,
     tick: Tick = no_tick,
 ) -> tuple[Plan, LiveState]:
-    """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard).
+    """Live state (and what else the plan needs), local decisions, dry-runs of the
+    candidates (their applies and removals), exact plan (of one shard).
 
     For apply, objects absent from the cluster get no dry-run: their create answers for it
     (core.planning.plan).
     """
+    manager = cluster.field_manager
     live = read_live(kube, cluster.instance, tick=tick).within(shard)
+    needed = lookups(desired.webapps, live, manager, shard)
+    live = read_found(kube, live, needed, cluster.instance)
     stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager, shard=shard)
+    preparation = prepare(
+        desired.webapps, live, stamp, policy, manager=manager, drift=drift, shard=shard
+    )
     checked = preparation.updates if for_apply else preparation.candidates
-    results = dry_run(kube, checked, cluster.field_manager, cluster.concurrency, tick)
-    return finish(preparation, results, creates_answer=for_apply), live
+    concurrency = cluster.concurrency
+    results = dry_run(kube, checked, manager, concurrency, tick)
+    removed = dry_run_removals(kube, preparation.candidates, manager, concurrency)
+    return finish(preparation, results, removed, creates_answer=for_apply), live
 
 
 def plan(
@@ -89,6 +99,7 @@ def plan(
     cluster: Cluster,
     policy: Policy,
     *,
+    drift: Drift | None = None,
     shard: Shard = WHOLE,
     environ: Mapping[str, str],
     notice: Notice,
@@ -100,12 +111,11 @@ def plan(
     desired = load_desired(source, environ)
     if out is not None:
         saved_plan.check_savable(desired)
-    made, live = make_plan(
-        open_cluster(cluster, notice), desired, cluster, policy, shard, tick=tick
-    )
+    kube = open_cluster(cluster, notice)
+    made, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
-        saved_plan.save(out, made, live, who, policy)
+        saved_plan.save(out, made, live, who, policy=policy, drift=drift or Drift())
     return Planned(desired, made, live)
 
 
@@ -115,6 +125,7 @@ def apply(
     policy: Policy,
     lock: Lock,
     *,
+    drift: Drift | None = None,
     shard: Shard = WHOLE,
     metrics: Metrics | None = None,
     environ: Mapping[str, str],
@@ -148,6 +159,7 @@ def apply(
             cluster,
             policy,
             lock,
+            drift=drift,
             shard=shard,
             environ=environ,
             notice=notice,
@@ -171,6 +183,7 @@ def _carry_out(
     policy: Policy,
     lock: Lock,
     *,
+    drift: Drift | None,
     shard: Shard,
     environ: Mapping[str, str],
     notice: Notice,
@@ -189,7 +202,7 @@ def _carry_out(
     with run_lock:
         if saved is None:
             made, live = make_plan(
-                kube, desired, cluster, policy, shard, for_apply=True, tick=progress.tick
+                kube, desired, cluster, policy, shard, drift=drift, for_apply=True, tick=progress.tick
             )
         else:
             made, live = saved_plan.replan(kube, saved, desired, cluster, shard)

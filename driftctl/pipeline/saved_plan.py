@@ -14,6 +14,7 @@ from pathlib import Path
 
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.saved_plan import (
@@ -31,10 +32,10 @@ from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import UsageError
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.saved_plan import saved_plan_json
-from driftctl.settings import Cluster, Policy, Shard, Source
-from driftctl.shell.apply import dry_run
+from driftctl.settings import Cluster, Drift, Policy, Shard, Source
+from driftctl.shell.apply import dry_run, dry_run_removals
 from driftctl.shell.kube import Kube
-from driftctl.shell.live_state import read_live
+from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.plan_file import read_plan_file, write_plan_file
 
 
@@ -59,9 +60,11 @@ def check_savable(desired: DesiredState) -> None:
         raise UsageError(f"--out: {problem}")
 
 
-def save(path: Path, plan: Plan, live: LiveState, who: PlanIdentity, policy: Policy) -> None:
+def save(
+    path: Path, plan: Plan, live: LiveState, who: PlanIdentity, *, policy: Policy, drift: Drift
+) -> None:
     """Write the plan (and the live uid/resourceVersion of each object) to `path`."""
-    write_plan_file(path, saved_plan_json(plan, live, who, policy))
+    write_plan_file(path, saved_plan_json(plan, live, who, policy, drift))
 
 
 def load(
@@ -92,12 +95,22 @@ def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:
 def replan(
     kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
 ) -> tuple[Plan, LiveState]:
-    """The saved plan, each object that moved since checked again (a dry-run each)."""
-    live = read_live(kube, cluster.instance).within(shard)
-    stamp = Stamp.of(desired, cluster.instance)
+    """The saved plan, each object that moved since checked again (its dry-runs)."""
     manager = cluster.field_manager
-    preparation = prepare(desired.webapps, live, stamp, saved.policy, manager, shard=shard)
+    live = read_live(kube, cluster.instance).within(shard)
+    live = read_found(kube, live, lookups(desired.webapps, live, manager, shard), cluster.instance)
+    stamp = Stamp.of(desired, cluster.instance)
+    preparation = prepare(
+        desired.webapps,
+        live,
+        stamp,
+        saved.policy,
+        manager=manager,
+        drift=saved.drift,
+        shard=shard,
+    )
     changed = moved(saved, live)
     checked = [each for each in preparation.candidates if each.key in changed]
     answers = dry_run(kube, checked, manager, cluster.concurrency)
-    return reconcile(saved, finish(preparation, answers), live), live
+    removed = dry_run_removals(kube, checked, manager, cluster.concurrency)
+    return reconcile(saved, finish(preparation, answers, removed), live), live

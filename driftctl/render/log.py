@@ -119,7 +119,8 @@ def outcome_record(item: ObjectOutcome) -> Record:
 
 def action_record(action: Action) -> Record:
     """An object plan decided on: `~ Deployment/web/shop: update (differs from Git)`."""
-    level = Level.WARNING if action.verb is Verb.SKIP else Level.INFO  # a skip or a refusal
+    # A skip or a refusal, and a conflict (another owner's object), are for a person to see.
+    level = Level.WARNING if action.verb in (Verb.SKIP, Verb.CONFLICT) else Level.INFO
     return Record(
         level,
         "object",

@@ -6,14 +6,18 @@ unchanged objects are counted in the summary, listed only when asked.
 JSON of a plan (stable; keys in this order, objects in the order they are acted on):
     revision   the Git commit the plan was computed at
     summary    {action: count} for every action: create, update, unchanged, prune,
-               cleanup, replace, skip
+               cleanup, replace, skip, conflict
     refusals   guard messages (e.g. too many deletions for --max-prune)
     objects    one per object: kind, namespace, name, action, reason, managers (other
                field managers of changed fields), owner (the WebApp whose uid a new
-               Deployment still needs, or null), error (a refused dry-run, or null), and
+               Deployment still needs, or null), error (a refused dry-run, or null),
                patch: the RFC 6902 JSON Patch from the live object to the result
                (from {} for create; empty for prune and cleanup; server bookkeeping such
-               as managedFields, resourceVersion and status left out)
+               as managedFields, resourceVersion and status left out), ignored: fields
+               kept as the cluster has them [{field, reason, live, git}], fights:
+               [{field, managers, corrected}] (runs in a row corrected before), and
+               foreign: other managers' fields [{field, managers, value}] (with
+               --show-foreign, else empty)
 
 JSON of apply outcomes:
     summary    {outcome: count} for created, configured, unchanged, deleted, skipped, failed
@@ -37,9 +41,11 @@ from driftctl.core.planning.actions import (
     Update,
     Verb,
     changes_of,
+    foreign_of,
+    kept_of,
     patch_of,
 )
-from driftctl.core.planning.changes import FieldChange, managers_of
+from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_of
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.render.style import Style
@@ -52,6 +58,7 @@ _SYMBOLS = {
     Verb.CLEANUP: ("-", "red"),
     Verb.UNCHANGED: ("=", "dim"),
     Verb.SKIP: ("!", "cyan"),
+    Verb.CONFLICT: ("x", "red"),
 }
 _VALUE_WIDTH = 80
 
@@ -70,6 +77,9 @@ def plan_summary(plan: Plan) -> str:
     parts.append(f"{plan.count(Verb.UNCHANGED)} unchanged")
     if plan.count(Verb.SKIP):
         parts.append(f"{plan.count(Verb.SKIP)} skipped")
+    if plan.count(Verb.CONFLICT):
+        conflicts = plan.count(Verb.CONFLICT)
+        parts.append(f"{conflicts} conflict{'s' if conflicts != 1 else ''}")
     return "Plan: " + ", ".join(parts)
 
 
@@ -80,22 +90,48 @@ def value_text(value: Any) -> str:
 
 
 def change_text(change: FieldChange) -> str:
-    """`spec.replicas: 5 -> 3 (changed by kubectl-scale)`."""
+    """`spec.replicas: 5 -> 3 (changed by kubectl-scale)`, or with the plan's note."""
     before = "(none)" if change.op == "add" else value_text(change.before)
     after = "(none)" if change.op == "remove" else value_text(change.after)
-    who = f" (changed by {', '.join(change.managers)})" if change.managers else ""
+    if change.note:
+        who = f" ({change.note})"
+    else:
+        who = f" (changed by {', '.join(change.managers)})" if change.managers else ""
     return f"{change.path}: {before} -> {after}{who}"
 
 
+def kept_text(kept: Kept) -> str:
+    """`spec.replicas kept: scaled by HorizontalPodAutoscaler/web/shop (3 here, 2 in Git)`."""
+    git = "not in Git" if kept.git is None else f"{value_text(kept.git)} in Git"
+    return f"{kept.path} kept: {kept.reason} ({value_text(kept.live)} here, {git})"
+
+
+def foreign_text(field: Foreign) -> str:
+    """`metadata.annotations.team: "a" (set by ops-bot, not in Git; left alone)`."""
+    who = ", ".join(field.managers)
+    return f"{field.path}: {value_text(field.value)} (set by {who}, not in Git; left alone)"
+
+
 def action_lines(action: Action, style: Style) -> list[str]:
-    """One line for the object, then one per changed field or owned object."""
+    """One line for the object, then one per changed, kept or foreign field or owned object."""
     symbol, colour = _SYMBOLS[action.verb]
     reason = f" ({action.reason})" if action.reason else ""
     lines = [style.paint(f"{symbol} {action.key.display}: {action.verb}", colour) + reason]
     lines += [f"    {change_text(change)}" for change in changes_of(action)]
+    lines += [f"    {kept_text(kept)}" for kept in kept_of(action)]
+    lines += [f"    {foreign_text(field)}" for field in foreign_of(action)]
     if isinstance(action, Prune | Cleanup):
         lines += [f"    deletes {owned.key.display} during cleanup" for owned in action.owned]
     return lines
+
+
+def _shown(action: Action, show_unchanged: bool) -> bool:
+    """Unchanged objects are shown when asked, or when they keep or hold others' fields."""
+    return (
+        show_unchanged
+        or not isinstance(action, Unchanged)
+        or bool(kept_of(action) or foreign_of(action))
+    )
 
 
 def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = False) -> str:
@@ -103,7 +139,7 @@ def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = 
     style = style or Style()
     lines: list[str] = []
     for action in plan.actions:
-        if show_unchanged or not isinstance(action, Unchanged):
+        if _shown(action, show_unchanged):
             lines += action_lines(action, style)
     lines += [style.paint(f"refused: {refusal}", "red") for refusal in plan.refusals]
     lines += ["", style.paint(plan_summary(plan), "bold")] if lines else [plan_summary(plan)]
@@ -133,12 +169,25 @@ def _action_json(action: Action) -> dict[str, Any]:
         "owner": owner.display if owner else None,
         "error": action.error if isinstance(action, Refused) else None,
         "patch": list(patch_of(action)),
+        "ignored": [
+            {"field": k.path, "reason": k.reason, "live": k.live, "git": k.git}
+            for k in kept_of(action)
+        ],
+        "fights": [
+            {"field": ch.path, "managers": list(ch.managers), "corrected": ch.corrected}
+            for ch in changes_of(action)
+            if ch.corrected
+        ],
+        "foreign": [
+            {"field": f.path, "managers": list(f.managers), "value": f.value}
+            for f in foreign_of(action)
+        ],
     }
 
 
 def plan_markdown(plan: Plan) -> str:
     """The plan as a pull-request comment: summary, a table of changes, field details."""
-    changing = [action for action in plan.actions if not isinstance(action, Unchanged)]
+    changing = [action for action in plan.actions if _shown(action, False)]
     lines = ["### driftctl plan", "", f"**{plan_summary(plan)}**", ""]
     lines += [f"> :warning: {refusal}" for refusal in plan.refusals]
     if not changing:
@@ -157,11 +206,13 @@ def _row(action: Action) -> str:
 
 def _details(action: Action) -> list[str]:
     changes = changes_of(action)
-    if not changes:
-        return []
-    count = len(changes)
-    summary = f"{action.key.display}: {count} field{'s' if count != 1 else ''}"
     body = [f"~ {change_text(change)}" for change in changes]
+    body += [f"= {kept_text(kept)}" for kept in kept_of(action)]
+    body += [f"  {foreign_text(field)}" for field in foreign_of(action)]
+    if not body:
+        return []
+    count = len(body)
+    summary = f"{action.key.display}: {count} field{'s' if count != 1 else ''}"
     return ["", f"<details><summary>{summary}</summary>", "", "```diff", *body, "```", "</details>"]
 
 

@@ -8,12 +8,17 @@ core.planning.saved_plan reads it back (and documents what applying it does). Ke
     source       {source: "<url>#<path>", commit, namespace (of WebApps that name none)}
     crd          {name, version, digest: sha256 of the generated CRD}
     policy       {prune, allowEmpty, maxPrune (N, P% or null), recreate}
+    drift        {overrideManagers, ignore (["Kind:/pointer"]), ignoreManagers}: what counted
+                 as drift (rules in a WebApp's annotation come from Git at the commit)
     declared     the WebApps whose status a run writes: [{kind, namespace, name}]
     refusals     the prune guards' messages
     objects      in the plan's order, one per action: kind, namespace, name, action (the
                  verb), reason, live ({uid, resourceVersion} it was planned against, or
                  null), patch (RFC 6902, live -> result), and what carrying it out needs:
-                 manifest, owner, changes, delete, finalizerPatch, owned, error
+                 manifest, owner, changes ({path, op, before, after, managers, field, note,
+                 corrected}), removal ({fields, patch}: fields set outside Git, or null),
+                 apply (whether an update sends its manifest), kept ([{path, reason, live,
+                 git}]), delete, finalizerPatch, owned, error
 """
 
 from __future__ import annotations
@@ -31,18 +36,22 @@ from driftctl.core.planning.actions import (
     Refused,
     Replace,
     Skip,
+    Unchanged,
     Update,
     changes_of,
+    kept_of,
     patch_of,
 )
-from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.saved_plan import FORMAT, VERSION, PlanIdentity, base_of
-from driftctl.settings import Policy
+from driftctl.settings import Drift, Policy
 
 
-def saved_plan_json(plan: Plan, live: LiveState, identity: PlanIdentity, policy: Policy) -> str:
+def saved_plan_json(
+    plan: Plan, live: LiveState, identity: PlanIdentity, policy: Policy, drift: Drift | None = None
+) -> str:
     """The saved-plan document of `plan`, made against `live` (keys in the module docstring)."""
     document = {
         "format": FORMAT,
@@ -67,6 +76,7 @@ def saved_plan_json(plan: Plan, live: LiveState, identity: PlanIdentity, policy:
             "maxPrune": None if policy.max_prune is None else str(policy.max_prune),
             "recreate": policy.recreate,
         },
+        "drift": _drift(drift or Drift()),
         "declared": [_key(key) for key in plan.declared],
         "refusals": list(plan.refusals),
         "objects": [_object(action, live) for action in plan.actions],
@@ -78,6 +88,14 @@ def _key(key: ObjectKey) -> dict[str, str]:
     return {"kind": key.kind, "namespace": key.namespace, "name": key.name}
 
 
+def _drift(drift: Drift) -> dict[str, Any]:
+    return {
+        "overrideManagers": list(drift.override_managers),
+        "ignore": [str(rule) for rule in drift.ignore],
+        "ignoreManagers": list(drift.ignore_managers),
+    }
+
+
 def _change(change: FieldChange) -> dict[str, Any]:
     return {
         "path": change.path,
@@ -85,7 +103,14 @@ def _change(change: FieldChange) -> dict[str, Any]:
         "before": change.before,
         "after": change.after,
         "managers": list(change.managers),
+        "field": list(change.field),
+        "note": change.note,
+        "corrected": change.corrected,
     }
+
+
+def _kept(kept: Kept) -> dict[str, Any]:
+    return {"path": kept.path, "reason": kept.reason, "live": kept.live, "git": kept.git}
 
 
 def _object(action: Action, live: LiveState) -> dict[str, Any]:
@@ -102,6 +127,16 @@ def _object(action: Action, live: LiveState) -> dict[str, Any]:
         out["owner"] = None if action.owner is None else _key(action.owner)
     if isinstance(action, Update | Replace | Skip):
         out["changes"] = [_change(change) for change in changes_of(action)]
+    if isinstance(action, Update):
+        removal = action.removal
+        out["removal"] = (
+            None
+            if removal is None
+            else {"fields": [list(path) for path in removal.fields], "patch": list(removal.patch)}
+        )
+        out["apply"] = action.apply
+    if isinstance(action, Update | Unchanged):
+        out["kept"] = [_kept(kept) for kept in kept_of(action)]
     if isinstance(action, Replace | Prune):
         out["delete"] = action.delete
     if isinstance(action, Prune | Cleanup):

@@ -5,7 +5,10 @@ removals and pending cleanups, then one chain per WebApp. Chains of a stage go
 `concurrency` at a time, and each runs its steps in order: its WebApp, then its
 Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
 its status. Every object gets one outcome; a failure is recorded and the others go on.
-SSA requests carry `force` and the field manager, never a resourceVersion. What to do
+SSA requests carry `force` and the field manager, never a resourceVersion. An update that
+removes fields set outside Git first sends the plan's guarded JSON Patch (it tests the
+resourceVersion the plan was made from). A conflict is another owner's object: it fails,
+and nothing is sent. What to do
 with each object was decided by the plan, and what a refused create means for the rest
 of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
 makes at most one Event (core.planning.notes), sent by shell.events.
@@ -26,9 +29,11 @@ from driftctl.core.planning.actions import (
     Candidate,
     Chain,
     Cleanup,
+    Conflict,
     Create,
     DryRunError,
     DryRunResult,
+    FieldRemoval,
     Plan,
     Prune,
     Refused,
@@ -46,7 +51,7 @@ from driftctl.core.planning.notes import Done, chain_note
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import SUCCESS, ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.planning.plan import after_refusal
-from driftctl.core.planning.status import status_update
+from driftctl.core.planning.status import facts_of, status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -97,19 +102,45 @@ def dry_run(
     """The server's answer to a dry-run apply of each candidate (or why it refused)."""
 
     def one(candidate: Candidate) -> DryRunResult:
-        try:
-            return kube.send(r.apply(candidate.manifest, manager, dry_run=True))
-        except ApiError as refused:
-            if not is_object_refusal(refused.status):
-                raise  # the cluster, not this object: stop the run
-            return DryRunError(refused.short)
+        return _answer(kube, r.apply(candidate.manifest, manager, dry_run=True))
 
+    asked = [candidate for candidate in candidates if candidate.apply]
     results: dict[ObjectKey, DryRunResult] = {}
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
-        for candidate, result in zip(candidates, pool.map(one, candidates), strict=True):
+        for candidate, result in zip(asked, pool.map(one, asked), strict=True):
             results[candidate.key] = result
-            tick("dry-run", len(results), len(candidates))
+            tick("dry-run", len(results), len(asked))
     return results
+
+
+def dry_run_removals(
+    kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
+) -> dict[ObjectKey, Obj | DryRunError]:
+    """The server's answer to a dry-run of each candidate's removal of fields set outside Git."""
+
+    def one(candidate: Candidate) -> Obj | DryRunError:
+        return _answer(kube, _removal_request(candidate.key, candidate.removal, manager, True))
+
+    asked = [candidate for candidate in candidates if candidate.removal is not None]
+    with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
+        return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
+
+
+def _answer(kube: Kube, request: r.Request) -> Obj | DryRunError:
+    try:
+        return kube.send(request)
+    except ApiError as refused:
+        if not is_object_refusal(refused.status):
+            raise  # the cluster, not this object: stop the run
+        return DryRunError(refused.short)
+
+
+def _removal_request(
+    key: ObjectKey, removal: FieldRemoval | None, manager: str, dry_run: bool = False
+) -> r.Request:
+    operations = removal.patch if removal is not None else ()
+    kind = r.KINDS[key.kind]
+    return r.json_patch(kind, key.namespace, key.name, operations, manager, dry_run=dry_run)
 
 
 @dataclass
@@ -124,6 +155,7 @@ class Applier:
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
+    _plan: Plan = field(default_factory=lambda: Plan(()))
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
@@ -131,6 +163,7 @@ class Applier:
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan; one outcome per object."""
+        self._plan = plan
         for obj in live.objects():
             self._objects[key_of(obj)] = obj
         for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
@@ -212,8 +245,8 @@ class Applier:
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case Refused():  # the server refused its dry-run or create: Git is not applied
-                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)
+            case Refused() | Conflict():  # refused by the server, or another owner's object:
+                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)  # nothing sent
             case Skip():
                 return ObjectOutcome(action.key, Outcome.SKIPPED, action.reason)
             case Unchanged():
@@ -236,7 +269,15 @@ class Applier:
                     action.key, Outcome.FAILED, f"its owner {owner_key.display} was not applied"
                 )
             manifest = bind_owner(manifest, uid(owner))
-        self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
+        if isinstance(action, Update) and action.removal is not None:
+            removal = _removal_request(action.key, action.removal, self.manager)
+            try:
+                self._objects[action.key] = self.kube.send(removal)
+            except ApiError as failed:  # 422 when its test finds the object changed since
+                why = f"removing fields set outside Git: {failed.short}"
+                return ObjectOutcome(action.key, Outcome.FAILED, why)
+        if not isinstance(action, Update) or action.apply:
+            self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
         return ObjectOutcome(action.key, SUCCESS[action.verb])
 
     def _replace(self, action: Replace) -> ObjectOutcome:
@@ -255,7 +296,8 @@ class Applier:
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return []
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        update = status_update(webapp, deployment, self.now)
+        facts = facts_of(self._plan, key, self._failed)
+        update = status_update(webapp, deployment, self.now, facts)
         if not update.changed:
             return []
         try:

@@ -221,32 +221,35 @@ class Kube:
         kind: Kind,
         selector: str,
         page_size: int = PAGE_SIZE,
+        namespace: str | None = None,
         on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
     ) -> list[dict[str, Any]]:
-        """Every object of a kind matching a selector, page by page (`on_page`: each page's
-        items, as it arrives).
+        """Every object of a kind matching a selector (in one namespace, or all), page by
+        page (`on_page`: each page's items, as it arrives).
 
         A continue token expires when etcd compacts (410 Gone): the list starts over, once,
         rather than mixing pages from two moments.
         """
         try:
-            return self._pages(kind, selector, page_size, on_page)
+            return self._pages(kind, selector, page_size, namespace, on_page)
         except ApiError as failed:
             if failed.status != GONE:
                 raise
-            return self._pages(kind, selector, page_size, on_page)
+            return self._pages(kind, selector, page_size, namespace, on_page)
 
     def _pages(
         self,
         kind: Kind,
         selector: str,
         page_size: int,
+        namespace: str | None,
         on_page: Callable[[list[dict[str, Any]]], None],
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            page = read_page(self.send(list_page(kind, selector, token, page_size)), kind)
+            request = list_page(kind, selector, token, page_size, namespace)
+            page = read_page(self.send(request), kind)
             on_page(page.items)
             items += page.items
             if page.continue_token is None:

@@ -3,7 +3,9 @@
 Two cluster-wide LISTs limited by the instance label, parsed as plain JSON, the two kinds
 at once (the API server encodes a page of WebApps, custom resources, several times slower
 than one of Deployments; meanwhile the other kind's pages are read and parsed). No
-per-object GET: when nothing drifted, these pages are all a plan costs.
+per-object GET: when nothing drifted, these pages are all a plan costs. What else a plan
+needs (core.planning.lookups decides) is read by `read_found`: other owners' objects in the
+namespaces where Git declares a name the instance lacks, and the autoscalers.
 
 Memory: most of a live object is its managedFields, and their field trees are the same in
 every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
@@ -22,6 +24,7 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import Lookups, Reach
 from driftctl.core.planning.objects import Obj
 from driftctl.errors import ClusterError
 from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
@@ -48,9 +51,9 @@ def read_live(
             tick("listing", counted[0], None)
 
     with ThreadPoolExecutor(max_workers=2) as pool:  # the two kinds' pages at once
-        deployments = pool.submit(kube.list_all, r.DEPLOYMENT, selector, page_size, page)
+        deployments = pool.submit(kube.list_all, r.DEPLOYMENT, selector, page_size, on_page=page)
         try:
-            webapps = kube.list_all(r.WEBAPP, selector, page_size, page)
+            webapps = kube.list_all(r.WEBAPP, selector, page_size, on_page=page)
         except ApiError as failed:
             if failed.status == NOT_FOUND:
                 raise ClusterError(
@@ -81,3 +84,24 @@ def _shared(tree: dict[str, Any], trees: dict[str, Any], depth: int) -> dict[str
         }
     trees[text] = tree
     return tree
+
+
+def read_found(
+    kube: Kube, live: LiveState, needed: Lookups, instance: str, page_size: int = r.PAGE_SIZE
+) -> LiveState:
+    """`live` with what `needed` names: others' WebApps and Deployments, the autoscalers."""
+    others = c.not_instance_selector(instance)
+    webapps = _listed(kube, r.WEBAPP, others, needed.webapps, page_size)
+    deployments = _listed(kube, r.DEPLOYMENT, others, needed.deployments, page_size)
+    scalers = kube.list_all(r.AUTOSCALER, "", page_size) if needed.autoscalers else []
+    return live.with_found(webapps, deployments, scalers)
+
+
+def _listed(kube: Kube, kind: r.Kind, selector: str, reach: Reach, page_size: int) -> list[Obj]:
+    if reach.everywhere:
+        return kube.list_all(kind, selector, page_size)
+    return [
+        obj
+        for namespace in reach.namespaces
+        for obj in kube.list_all(kind, selector, page_size, namespace)
+    ]

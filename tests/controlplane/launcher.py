@@ -38,7 +38,10 @@ HERE = Path(__file__).resolve().parent
 READY_TIMEOUT = 90.0
 # Controllers the tests rely on. The deployment controller is left out on purpose:
 # with no kubelet no pod ever runs, and tests write Deployment status themselves.
-CONTROLLERS = "garbage-collector-controller,namespace-controller,serviceaccount-controller"
+CONTROLLERS = (
+    "garbage-collector-controller,namespace-controller,serviceaccount-controller,"
+    "horizontal-pod-autoscaler-controller"
+)
 # With a node, Pods run: the controllers that make them, and those that clean up after them.
 NODE_CONTROLLERS = (
     "cronjob-controller,job-controller,deployment-controller,replicaset-controller,"

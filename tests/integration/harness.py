@@ -16,7 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,15 @@ class Harness:
         """Make Git declare exactly `apps` (name -> (image, replicas)); return the commit."""
         self.repo.write({"apps/webapps.yaml": webapps_yaml(apps)})
         return self.repo.commit(message)
+
+    def declare_text(self, text: str, message: str = "change") -> str:
+        """Make Git declare exactly the WebApp documents in `text`; return the commit."""
+        self.repo.write({"apps/webapps.yaml": text})
+        return self.repo.commit(message)
+
+    def other_instance(self, instance: str, folder: Path) -> Harness:
+        """Another driftctl instance on the same namespace, with its own repository."""
+        return replace(self, repo=Repo(folder), instance=instance)
 
     def argv(self, *args: str, kubeconfig: Path | None = None) -> list[str]:
         """`python -m driftctl ARGS` with this test's repository, instance and kubeconfig."""
@@ -101,7 +110,13 @@ class Harness:
             env=_env(),
         )
 
-    def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> str:
+    def kubectl(
+        self,
+        *args: str,
+        check: bool = True,
+        stdin: str | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> str:
         """kubectl as admin (a person); AssertionError when it fails and `check` is set."""
         done = subprocess.run(
             [*self.kubectl_argv, *args],
@@ -110,6 +125,7 @@ class Harness:
             text=True,
             check=False,
             timeout=60,
+            env={**os.environ, **environment} if environment else None,
         )
         if check and done.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {done.stderr}")
@@ -124,6 +140,29 @@ class Harness:
             "get", kind, name, "-n", namespace or self.namespace, "-o", "json", "--ignore-not-found"
         )
         return json.loads(out) if out.strip() else None
+
+    def raw(self, kind: str, name: str) -> Obj | None:
+        """The object exactly as stored, managedFields and resourceVersion included."""
+        out = self.kubectl(
+            "get",
+            kind,
+            name,
+            "-n",
+            self.namespace,
+            "-o",
+            "json",
+            "--show-managed-fields",
+            "--ignore-not-found",
+        )
+        return json.loads(out) if out.strip() else None
+
+    def managers(self, kind: str, name: str) -> list[tuple[str, str, str]]:
+        """(manager, operation, subresource) of each managedFields entry."""
+        obj = self.raw(kind, name) or {}
+        return [
+            (e["manager"], e["operation"], e.get("subresource", ""))
+            for e in obj.get("metadata", {}).get("managedFields", [])
+        ]
 
     def names(self, kind: str) -> list[str]:
         out = json.loads(self.kubectl("get", kind, "-n", self.namespace, "-o", "json"))

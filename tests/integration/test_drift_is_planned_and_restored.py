@@ -90,9 +90,14 @@ def test_a_webapp_edited_in_the_cluster_is_restored_from_git(harness: Harness) -
     assert webapp["status"]["observedGeneration"] == webapp["metadata"]["generation"]
 
 
-def test_a_field_driftctl_does_not_set_is_left_to_its_manager(harness: Harness) -> None:
+def test_a_field_a_controller_sets_is_left_to_its_manager(harness: Harness) -> None:
     converged(harness).kubectl(
-        "annotate", "deployment/shop", "team=payments", "-n", harness.namespace
+        "annotate",
+        "deployment/shop",
+        "team=payments",
+        "-n",
+        harness.namespace,
+        "--field-manager=ops-controller",
     )
 
     planned = harness.driftctl("plan")

@@ -55,8 +55,11 @@ def test_a_moved_object_with_the_same_patch_proceeds_and_a_changed_one_is_refuse
 ) -> None:
     path, _ = saved(harness, tmp_path)
     ns = harness.namespace
-    # Moves shop's Deployment without changing what the plan does to it ...
-    harness.kubectl("annotate", "deployment/shop", "team=payments", "-n", ns)
+    # Moves shop's Deployment without changing what the plan does to it (another tool's
+    # annotation: not drift, where a person's would be) ...
+    harness.kubectl(
+        "annotate", "deployment/shop", "team=payments", "-n", ns, "--field-manager=ops-tool"
+    )
     # ... and changes blog's, which the plan left unchanged.
     harness.kubectl("set", "image", "deployment/blog", "app=nginx:1.99", "-n", ns)
 

@@ -18,6 +18,7 @@ import jsonpatch
 
 from driftctl import conventions as c
 from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.navigate import locate
 from driftctl.core.planning.objects import ObjectKey, key_of
 
 Obj = dict[str, Any]
@@ -226,12 +227,24 @@ class Cluster:
         for other in [k for k, o in self.objects.items() if _owned_by(o, uid)]:
             self.delete(other)
 
-    def patch(self, key: ObjectKey, operations: list[Obj]) -> None:
-        """A JSON Patch; a Terminating object whose last finalizer goes is deleted."""
-        obj = jsonpatch.apply_patch(self.objects[key], operations)
+    def patch(self, key: ObjectKey, operations: list[Obj], *, dry_run: bool = False) -> Obj:
+        """A JSON Patch (an Update): a field it removes leaves every manager's set, and an
+        entry left empty goes. A Terminating object whose last finalizer goes is deleted."""
+        live = self.objects[key]
+        obj: Obj = jsonpatch.apply_patch(live, operations)
+        entries = [
+            {**entry, "fieldsV1": fs.to_fields_v1(p for p in _paths(entry) if locate(obj, p))}
+            for entry in obj["metadata"].get("managedFields", [])
+        ]
+        obj["metadata"]["managedFields"] = [entry for entry in entries if entry["fieldsV1"]]
+        if obj != live:
+            obj["metadata"]["resourceVersion"] = f"rv-{self._next()}"
+        if dry_run:
+            return copy.deepcopy(obj)
         self.objects[key] = obj
         if obj["metadata"].get("deletionTimestamp") and not obj["metadata"].get("finalizers"):
             self._gone(key, obj)
+        return copy.deepcopy(obj)
 
 
 def _paths(entry: Obj) -> frozenset[fs.FieldPath]:

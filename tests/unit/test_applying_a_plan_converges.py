@@ -97,8 +97,14 @@ def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, i
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
         for candidate in prep.candidates
+        if candidate.apply
     }
-    return finish(prep, results), len(prep.candidates)
+    removed: dict[ObjectKey, Any] = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.removal.patch), dry_run=True)
+        for candidate in prep.candidates
+        if candidate.removal is not None
+    }
+    return finish(prep, results, removed), len(prep.candidates)
 
 
 def carry_out(cluster: Cluster, action: Action) -> None:
@@ -110,7 +116,9 @@ def carry_out(cluster: Cluster, action: Action) -> None:
             cluster.delete(owned.key)
         if action.finalizer_patch and action.key in cluster.objects:
             cluster.patch(action.key, list(action.finalizer_patch))
-    if isinstance(action, Create | Update | Replace):
+    if isinstance(action, Update) and action.removal is not None:
+        cluster.patch(action.key, list(action.removal.patch))
+    if isinstance(action, Create | Replace) or (isinstance(action, Update) and action.apply):
         manifest = action.manifest
         owner = action.owner if isinstance(action, Create | Update) else None
         if owner is not None:

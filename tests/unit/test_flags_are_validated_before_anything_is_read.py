@@ -40,6 +40,12 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
             id="push-credentials",
         ),
         pytest.param(["--log-format", "xml"], "Invalid value for '--log-format'", id="log"),
+        pytest.param(["--ignore", "Pod:/spec"], "--ignore 'Pod:/spec' names kind", id="ignore"),
+        pytest.param(
+            ["--ignore", "Deployment:/spec/selector"], "is immutable", id="ignore-selector"
+        ),
+        pytest.param(["--ignore-manager", ""], "--ignore-manager must be", id="ignore-manager"),
+        pytest.param(["--override-manager", " "], "--override-manager must", id="override"),
     ],
 )
 def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
@@ -77,6 +83,17 @@ def test_flags_are_read_from_their_environment_variables(
 
     assert ran.code == 2
     assert "--max-prune must be a count N or a percentage P%, not 'lots'" in ran.err
+
+
+def test_repeatable_flags_are_read_from_their_variable_split_on_spaces(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTCTL_IGNORE", "Deployment:/spec/replicas WebApp:/spec/image")
+
+    ran = run_driftctl(["plan", *NOWHERE], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert "--ignore 'WebApp:/spec/image' is the WebApp's declaration" in ran.err
 
 
 def test_the_command_line_wins_over_the_environment(

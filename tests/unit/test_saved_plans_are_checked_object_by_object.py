@@ -96,8 +96,9 @@ def test_nothing_moved_means_every_saved_action_exactly() -> None:
 def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another() -> None:
     cluster, desired, plan = scenario()
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
-    # A field nobody plans moves shop's Deployment: same action, same patch.
-    cluster.update(SHOP, "kubectl-annotate", ("f:metadata", "f:annotations", "f:team"), "x")
+    # A field nobody plans (another tool's, not a person's) moves shop's Deployment: same
+    # action, same patch.
+    cluster.update(SHOP, "ops-tool", ("f:metadata", "f:annotations", "f:team"), "x")
     moved_only = reconcile(saved, planned(cluster, desired), state(cluster))
     # The cart created by someone else in the meantime: a create would be twice.
     cluster.apply(webapp_manifest(app("cart"), STAMP), "driftctl")

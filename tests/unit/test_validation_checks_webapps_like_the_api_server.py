@@ -258,3 +258,34 @@ def test_webapps_come_back_sorted_by_namespace_and_name() -> None:
     ]
     validated = run(("w.yaml", "---\n".join(texts)))
     assert [app.key for app in validated.webapps] == [("a", "y"), ("a", "z"), ("b", "x")]
+
+
+def test_ignore_rules_in_the_annotation_are_read_into_the_model() -> None:
+    text = HEAD + (
+        "metadata:\n  name: web\n  annotations:\n    driftctl.example.com/ignore: |\n"
+        "      Deployment:/spec/replicas\n      Deployment:/metadata/labels/team\n"
+        "spec: {image: nginx, replicas: 1}\n"
+    )
+
+    [app] = run(("w.yaml", text)).webapps
+
+    assert [str(rule) for rule in app.ignore] == [
+        "Deployment:/spec/replicas",
+        "Deployment:/metadata/labels/team",
+    ]
+    assert app.ignore[0].origin == "the WebApp's annotation driftctl.example.com/ignore"
+
+
+def test_a_bad_ignore_rule_in_the_annotation_is_refused_at_its_line() -> None:
+    text = (
+        "metadata:\n  name: web\n  annotations:\n"
+        '    driftctl.example.com/ignore: "Deployment:/spec/replicas, WebApp:/spec/image"\n'
+        "spec: {image: nginx, replicas: 1}\n"
+    )
+
+    [problem] = one(text)
+
+    assert problem.startswith(
+        "w.yaml:6:34: WebApp/default/web: metadata.annotations[driftctl.example.com/ignore] "
+        "has an ignore rule 'WebApp:/spec/image' is the WebApp's declaration in Git"
+    )

@@ -57,7 +57,8 @@ WEBAPP = Kind(c.KIND, f"/apis/{c.GROUP}/{c.VERSION}", c.PLURAL)
 DEPLOYMENT = Kind(c.DEPLOYMENT_KIND, "/apis/apps/v1", "deployments")
 LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
 EVENT = Kind("Event", "/api/v1", "events")
-KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT)}
+AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
+KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER)}
 
 
 def _json(body: Any) -> bytes:
@@ -70,13 +71,22 @@ def _ref(manifest: Mapping[str, Any]) -> tuple[Kind, str, str]:
 
 
 def list_page(
-    kind: Kind, selector: str, continue_token: str | None = None, page_size: int = PAGE_SIZE
+    kind: Kind,
+    selector: str,
+    continue_token: str | None = None,
+    page_size: int = PAGE_SIZE,
+    namespace: str | None = None,
 ) -> Request:
-    """One page of a cluster-wide LIST limited by a label selector."""
-    query: list[tuple[str, str]] = [("labelSelector", selector), ("limit", str(page_size))]
+    """One page of a LIST, cluster-wide or in one namespace, limited by a label selector
+    (none when `selector` is empty)."""
+    query: list[tuple[str, str]] = [("labelSelector", selector)] if selector else []
+    query.append(("limit", str(page_size)))
     if continue_token:
         query.append(("continue", continue_token))
-    return Request("GET", kind.collection(), tuple(query), what=f"list {kind.plural}")
+    where = f" in {namespace}" if namespace else ""
+    return Request(
+        "GET", kind.collection(namespace), tuple(query), what=f"list {kind.plural}{where}"
+    )
 
 
 def apply(
@@ -112,16 +122,24 @@ def delete(kind: Kind, namespace: str, name: str, options: Mapping[str, Any]) ->
 
 
 def json_patch(
-    kind: Kind, namespace: str, name: str, operations: Sequence[Mapping[str, Any]], manager: str
+    kind: Kind,
+    namespace: str,
+    name: str,
+    operations: Sequence[Mapping[str, Any]],
+    manager: str,
+    *,
+    dry_run: bool = False,
 ) -> Request:
     """An RFC 6902 patch (content type set explicitly: the client's default is merge-patch)."""
+    query = [("fieldManager", manager)] + ([("dryRun", "All")] if dry_run else [])
+    verb = "dry-run patch" if dry_run else "patch"
     return Request(
         "PATCH",
         kind.item(namespace, name),
-        (("fieldManager", manager),),
+        tuple(query),
         _json(list(operations)),
         JSON_PATCH,
-        f"patch {c.object_ref(kind.kind, namespace, name)}",
+        f"{verb} {c.object_ref(kind.kind, namespace, name)}",
     )
 
 

@@ -13,17 +13,22 @@ Every action has a `verb`: the word plans print and JSON reports (`create`, `upd
 set of independent chains; a chain is one WebApp's pipeline (the WebApp, then its
 Deployment, which needs the WebApp's uid, then its status), run step by step, so a
 Deployment goes as soon as its own WebApp is applied, not after every WebApp.
+
+What the plan says about fields beyond its changes rides along: `kept` (ignored fields that
+differ from Git) and `foreign` (other managers' fields, for `plan --show-foreign`).
 """
 
 from __future__ import annotations
 
 import copy
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from driftctl import conventions as c
-from driftctl.core.planning.changes import FieldChange, Operation, managers_of
+from driftctl.core.planning.changes import FieldChange, Foreign, Kept, Operation, managers_of
+from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
 
 Patch = tuple[Operation, ...]  # RFC 6902, live -> result
@@ -39,9 +44,22 @@ class Verb(enum.StrEnum):
     CLEANUP = "cleanup"  # a Terminating WebApp whose cleanup is pending
     REPLACE = "replace"  # an immutable field differs: delete and create again
     SKIP = "skip"  # nothing will be done, for the reason given
+    CONFLICT = "conflict"  # another owner's object: never written; apply fails it
 
 
 CHANGING = frozenset({Verb.CREATE, Verb.UPDATE, Verb.PRUNE, Verb.CLEANUP, Verb.REPLACE})
+
+
+@dataclass(frozen=True)
+class FieldRemoval:
+    """Fields set outside Git, removed by a JSON Patch before the apply (core.planning.foreign).
+
+    `patch` first tests the resourceVersion the plan was made from; `fields` are what it
+    removes, as field paths.
+    """
+
+    fields: tuple[FieldPath, ...]
+    patch: Patch
 
 
 @dataclass(frozen=True)
@@ -75,7 +93,11 @@ class Create:
 
 @dataclass(frozen=True)
 class Update:
-    """Apply `manifest` over a live object that differs from Git (or whose fields moved)."""
+    """Apply `manifest` over a live object that differs from Git (or whose fields moved).
+
+    `removal`, when set, is sent first: it removes fields set outside Git. `apply` is False
+    when nothing else differs, and then no server-side apply is sent.
+    """
 
     key: ObjectKey
     reason: str
@@ -83,6 +105,10 @@ class Update:
     patch: Patch
     changes: tuple[FieldChange, ...]
     owner: ObjectKey | None = None
+    removal: FieldRemoval | None = None
+    apply: bool = True
+    kept: tuple[Kept, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
     verb: ClassVar[Verb] = Verb.UPDATE
 
     @property
@@ -97,6 +123,8 @@ class Unchanged:
 
     key: ObjectKey
     reason: str = ""
+    kept: tuple[Kept, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
     verb: ClassVar[Verb] = Verb.UNCHANGED
 
 
@@ -161,7 +189,17 @@ class Refused:
     verb: ClassVar[Verb] = Verb.SKIP
 
 
-Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refused
+@dataclass(frozen=True)
+class Conflict:
+    """Another owner's object under a name Git declares: never written, not even with
+    --recreate; apply reports it failed."""
+
+    key: ObjectKey
+    reason: str
+    verb: ClassVar[Verb] = Verb.CONFLICT
+
+
+Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refused | Conflict
 Removal = Prune | Cleanup
 
 
@@ -196,13 +234,43 @@ def is_changing(action: Action) -> bool:
     return action.verb in CHANGING
 
 
+def kept_of(action: Action) -> tuple[Kept, ...]:
+    """Ignored fields that differ from Git and stay as the cluster has them."""
+    return action.kept if isinstance(action, Update | Unchanged) else ()
+
+
+def foreign_of(action: Action) -> tuple[Foreign, ...]:
+    """Fields of other managers that Git does not declare (only with --show-foreign)."""
+    return action.foreign if isinstance(action, Update | Unchanged) else ()
+
+
+@dataclass(frozen=True)
+class Notes:
+    """What the plan says of an object's fields besides their changes.
+
+    `kept` and `foreign` as in Update; `notes` are the reasons shown for changed fields
+    (an ignored field Git changed); `corrections` is the object's part of the WebApp's
+    record of corrections, for fights (core.planning.fights).
+    """
+
+    kept: tuple[Kept, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
+    notes: tuple[tuple[FieldPath, str], ...] = ()
+    corrections: Mapping[str, Obj] = field(default_factory=dict)  # field -> status entry
+    reason: str = ""  # said first, e.g. that a hand-made WebApp is adopted
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """An object the prefilter could not clear: send `manifest` as a dry-run apply."""
+    """An object the prefilter could not clear: send `manifest` as a dry-run apply (when
+    `apply`), and `removal` as a dry-run JSON Patch (when set)."""
 
     key: ObjectKey
     manifest: Obj
     live: Obj | None
+    removal: FieldRemoval | None = None
+    apply: bool = True
+    notes: Notes = Notes()
 
 
 @dataclass(frozen=True)
@@ -276,9 +344,11 @@ class Plan:
 
     @property
     def differs(self) -> bool:
-        """Whether the cluster differs from Git (plan's exit code 1): a change to make, or
-        drift that this run's flags leave in place (a replace without --recreate)."""
-        return self.has_changes or any(changes_of(action) for action in self.actions)
+        """Whether the cluster differs from Git (plan's exit code 1): a change to make, drift
+        that this run's flags leave in place (a replace without --recreate), or a conflict."""
+        return self.has_changes or any(
+            changes_of(action) or isinstance(action, Conflict) for action in self.actions
+        )
 
 
 def bind_owner(manifest: Obj, owner_uid: str) -> Obj:

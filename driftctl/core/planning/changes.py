@@ -26,6 +26,9 @@ class FieldChange:
 
     `op` is add, remove or replace; `before` is unused for add and `after` for remove.
     `managers` are the other field managers that own the field in the live object.
+    `note`, when set, says why the field changes instead of "changed by <managers>" (a field
+    set outside Git, an ignored field Git changed, a fight); `corrected` is how many runs in
+    a row corrected this field before, changed by the same manager (a fight when above 0).
     """
 
     path: str
@@ -33,6 +36,9 @@ class FieldChange:
     before: Any = None
     after: Any = None
     managers: tuple[str, ...] = ()
+    field: fs.FieldPath = ()
+    note: str = ""
+    corrected: int = 0
 
     @classmethod
     def of(cls, path: str, before: Any, after: Any) -> FieldChange:
@@ -76,6 +82,7 @@ def field_changes(live: Obj, after: Obj, patch: list[Operation], manager: str) -
                     _resolve(old, pointer) if kind != "add" else None,
                     _resolve(new, pointer) if kind != "remove" else None,
                     other_managers(live, [path], manager),
+                    path,
                 )
             )
     return changes
@@ -117,3 +124,26 @@ def other_managers(live: Obj, paths: list[fs.FieldPath], manager: str) -> tuple[
 
 def _is_ours(entry: Obj, manager: str) -> bool:
     return entry.get("manager") == manager and entry.get("operation") == "Apply"
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A field that differs from Git and stays as the cluster has it, and why.
+
+    `git` is None when Git does not declare the field (a field set outside Git, ignored).
+    """
+
+    path: str
+    reason: str
+    live: Any
+    git: Any = None
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A field Git does not declare, owned by managers that are not override managers:
+    theirs, left alone (listed with `plan --show-foreign`)."""
+
+    path: str
+    managers: tuple[str, ...]
+    value: Any

@@ -36,6 +36,7 @@ from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Cleanup,
+    Conflict,
     Create,
     DryRunResult,
     Plan,
@@ -69,9 +70,9 @@ class Category(enum.StrEnum):
 
 CATEGORIES = tuple(Category)
 
-# The actions that leave an object as it is, for the reason they give. Issue 8's
-# Conflict joins them here.
-BLOCKING: tuple[type[Action], ...] = (Skip, Refused)
+# The actions that leave an object as it is, for the reason they give (a conflict is
+# another owner's object).
+BLOCKING: tuple[type[Action], ...] = (Skip, Refused, Conflict)
 
 
 @dataclass(frozen=True)

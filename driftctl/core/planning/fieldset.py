@@ -268,3 +268,16 @@ def _pointer_tokens(pointer: str) -> list[str]:
     if not pointer:
         return []
     return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+
+
+def owned_nodes(tree: Obj) -> frozenset[FieldPath]:
+    """Every node an entry owns: its leaves, and the inner nodes marked "." (it made them)."""
+    return frozenset(_owned_nodes(tree, ()))
+
+
+def _owned_nodes(tree: Obj, path: FieldPath) -> Iterator[FieldPath]:
+    children = {key: child for key, child in tree.items() if key != "."}
+    if path and ("." in tree or not children):
+        yield path
+    for key, child in children.items():
+        yield from _owned_nodes(child if isinstance(child, dict) else {}, (*path, key))

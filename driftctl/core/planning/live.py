@@ -5,13 +5,20 @@ with the desired state. A sharded run narrows it to its own shard (`within`) bef
 pairing, so nothing of another shard is ever planned, counted by a guard or pruned; the
 uids of the other shards' WebApps are kept, so a Deployment they own is not taken for an
 orphan. Pure: values and lookups only.
+
+Besides the instance's own objects, a plan may need to know of objects that are not this
+instance's (`unowned_*`: found where Git declares a name the instance's LISTs lack, so a
+create is never a silent take-over) and which Deployments an autoscaler scales. What to
+read is decided by `lookups` from the two LISTs, so when nothing drifted nothing more is
+read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
+from driftctl import conventions as c
 from driftctl.core.planning.guards import is_ours
 from driftctl.core.planning.objects import Obj, is_terminating, key_of, owner_uids, uid
 from driftctl.core.planning.shards import owns
@@ -27,6 +34,9 @@ class LiveState:
     webapps: dict[Place, Obj]
     deployments: dict[Place, Obj]
     other_owners: frozenset[str] = frozenset()  # uids of live WebApps of other shards
+    unowned_webapps: dict[Place, Obj] = field(default_factory=dict)
+    unowned_deployments: dict[Place, Obj] = field(default_factory=dict)
+    autoscalers: dict[Place, str] = field(default_factory=dict)  # Deployment -> its scaler
 
     @classmethod
     def of(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
@@ -41,10 +51,24 @@ class LiveState:
         if not shard.sharded:
             return self
         others = {uid(obj) for place, obj in self.webapps.items() if not owns(shard, *place)}
-        return LiveState(
-            {place: obj for place, obj in self.webapps.items() if owns(shard, *place)},
-            {place: obj for place, obj in self.deployments.items() if owns(shard, *place)},
-            self.other_owners | others,
+        return replace(
+            self,
+            webapps={place: obj for place, obj in self.webapps.items() if owns(shard, *place)},
+            deployments={
+                place: obj for place, obj in self.deployments.items() if owns(shard, *place)
+            },
+            other_owners=self.other_owners | others,
+        )
+
+    def with_found(
+        self, webapps: Sequence[Obj], deployments: Sequence[Obj], autoscalers: Iterable[Obj]
+    ) -> LiveState:
+        """The state with objects that are not this instance's, and the autoscalers, added."""
+        return replace(
+            self,
+            unowned_webapps={key_of(obj)[1:]: obj for obj in webapps},
+            unowned_deployments={key_of(obj)[1:]: obj for obj in deployments},
+            autoscalers=scaled_deployments(autoscalers),
         )
 
     def objects(self) -> Iterable[Obj]:
@@ -63,3 +87,16 @@ class LiveState:
             for dep in self.deployments.values()
             if is_ours(dep, instance) and not is_terminating(dep) and not owner_uids(dep) & owners
         ]
+
+
+def scaled_deployments(autoscalers: Iterable[Obj]) -> dict[Place, str]:
+    """Which Deployment each HorizontalPodAutoscaler scales: (namespace, name) -> the HPA."""
+    out: dict[Place, str] = {}
+    for hpa in sorted(autoscalers, key=key_of):
+        target = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
+        if target.get("kind") == c.DEPLOYMENT_KIND and str(
+            target.get("apiVersion", "apps/v1")
+        ).startswith("apps/"):
+            namespace = key_of(hpa).namespace
+            out.setdefault((namespace, str(target.get("name"))), key_of(hpa).display)
+    return out

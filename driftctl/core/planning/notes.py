@@ -20,6 +20,7 @@ from driftctl.core.planning.actions import (
     Verb,
     changes_of,
 )
+from driftctl.core.planning.fights import fight_message
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 
 _CHANGED = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
@@ -53,7 +54,9 @@ Done = tuple[Action, ObjectOutcome]  # an action of a chain and its outcome
 
 
 def chain_note(done: Sequence[Done]) -> Note | None:
-    """The one Event of a WebApp's chain: its failures, else what changed, else None."""
+    """The one Event of a WebApp's chain: its failures, else the fights it corrected
+    (a Warning: the same manager changed a field back again), else what changed, else
+    None."""
     failed = [(action, outcome) for action, outcome in done if outcome.outcome is Outcome.FAILED]
     if failed:
         removal = any(isinstance(action, Prune | Cleanup) for action, _ in failed)
@@ -62,6 +65,9 @@ def chain_note(done: Sequence[Done]) -> Note | None:
     changed = [action for action, outcome in done if outcome.outcome in _CHANGED]
     if not changed:
         return None
+    fights = [fight_message(action.key, changes_of(action)) for action in changed]
+    if any(fights):
+        return Note("Fight", "; ".join(fight for fight in fights if fight), warning=True)
     return Note(_REASONS[changed[0].verb], "; ".join(_describe(action) for action in changed))
 
 

@@ -5,9 +5,9 @@
    does). It applies the finalizer table (core.planning.finalizers), the prune guards
    (core.planning.guards) and the local prefilter (core.planning.prefilter), and lists
    the candidates that need a server-side dry-run, each with the manifest to send.
-2. `finish` turns the dry-run answers into exact entries: a candidate whose normalized
-   dry-run result equals the normalized live object, with the same fields owned, is
-   unchanged.
+2. `finish` turns the dry-run answers into exact entries (core.planning.answers): a
+   candidate whose normalized dry-run result equals the normalized live object, with the
+   same fields owned, is unchanged.
 
 A sharded run plans only its shard (core.planning.shards): the desired WebApps and the
 live state are narrowed to it before pairing, so another shard's object is never planned,
@@ -37,21 +37,31 @@ Deployments without a desired WebApp: one owned by a live WebApp goes with its o
 prune or cleanup (listed in that action's `owned`), never separately. One whose owner is
 not live at all (orphaned, e.g. a finalizer removed by hand while the garbage collector
 was not running) is pruned on its own, under the same guards as WebApps.
+
+Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
+(core.planning.ignoring) and its fields set outside Git found (core.planning.foreign);
+those become a guarded removal that is dry-run beside the apply. Objects of another owner
+are conflicts (core.planning.owners); a change that corrects drift already corrected in
+earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning import fights, foreign, ignoring, owners
+from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Chain,
+    Conflict,
     Create,
-    DryRunError,
     DryRunResult,
+    FieldRemoval,
+    Notes,
     Plan,
     Preparation,
     Refused,
@@ -62,20 +72,32 @@ from driftctl.core.planning.actions import (
     Update,
     WriteStatus,
 )
-from driftctl.core.planning.changes import field_changes, managers_of, patch_between
+from driftctl.core.planning.answers import RemovalAnswer, annotated, decide
+from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
-from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import WebApp
-from driftctl.settings import WHOLE, Policy, Shard
+from driftctl.settings import WHOLE, Drift, Policy, Shard
 
 Slot = Action | Candidate
+ADOPTED = "adopted: made without an instance label, declared in Git"
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every decision of one plan reads: the stamp, the flags, the field manager."""
+
+    stamp: Stamp
+    policy: Policy
+    drift: Drift
+    manager: str
 
 
 def prepare(
@@ -83,25 +105,29 @@ def prepare(
     live: LiveState,
     stamp: Stamp,
     policy: Policy | None = None,
-    manager: str = c.FIELD_MANAGER,
     *,
+    manager: str = c.FIELD_MANAGER,
+    drift: Drift | None = None,
     shard: Shard = WHOLE,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
     the server."""
-    policy = policy or Policy()
+    run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
     mine = sorted((app for app in desired if owns(shard, *app.key)), key=lambda app: app.key)
     view = live.within(shard)
     removals: list[Slot] = []
     applies: list[Slot] = []
     for app in mine:
-        before, during = _plan_app(app, view, stamp, policy, manager)
+        before, during = _plan_app(app, view, run)
         removals += before
         applies += during
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
-    pruned, refusals = plan_removals(desired, view, stamp.instance, policy)
-    declared = tuple(ObjectKey(c.KIND, *app.key) for app in mine)
+    pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy)
+    conflicts = {slot.key for slot in applies if isinstance(slot, Conflict)}
+    declared = tuple(
+        key for key in (ObjectKey(c.KIND, *app.key) for app in mine) if key not in conflicts
+    )
     return Preparation(
         tuple(_ordered([*removals, *pruned]) + applies),
         declared,
@@ -118,33 +144,37 @@ def _ordered(slots: list[Slot]) -> list[Slot]:
     )
 
 
-def _plan_app(
-    app: WebApp, state: LiveState, stamp: Stamp, policy: Policy, manager: str
-) -> tuple[list[Slot], list[Slot]]:
+def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], list[Slot]]:
     """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
-    manifest = webapp_manifest(app, stamp)
+    manifest = webapp_manifest(app, run.stamp)
     live = state.webapps.get(app.key)
-    live_dep = state.deployments.get(app.key)
+    found = state.unowned_webapps.get(app.key) if live is None else None
+    if found is not None:
+        conflict = owners.webapp_conflict(found, run.stamp.instance)
+        if conflict is not None:
+            theirs = f"its WebApp {c.object_ref(c.KIND, *app.key)} is another instance's"
+            return [], [Conflict(key_of(manifest), conflict), Skip(_deployment_key(app), theirs)]
+        live = found
+    live_dep = state.deployments.get(app.key) or state.unowned_deployments.get(app.key)
     if live is None:
         return [], [
             Candidate(key_of(manifest), manifest, None),
-            _awaiting_owner(app, stamp, live_dep, manager),
+            _awaiting_owner(app, live_dep, run),
         ]
     step = finalizer_step(live)
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
-        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, stamp, None, manager)]
+        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, None, run)]
     if step is FinalizerStep.NOTHING:
         why = "being deleted without driftctl's finalizer; the next run creates it again"
         return [], [
             Skip(key_of(manifest), why),
             Skip(_deployment_key(app), "its WebApp is being deleted"),
         ]
-    dep = build_deployment(app, stamp.instance, uid(live))
     return [], [
-        _apply_slot(manifest, live, manager),
-        _deployment_slot(dep, live_dep, policy, manager),
+        _webapp_slot(manifest, live, app, run, adopted=found is not None),
+        _deployment_slot(app, live, live_dep, state, run),
     ]
 
 
@@ -152,21 +182,73 @@ def _deployment_key(app: WebApp) -> ObjectKey:
     return ObjectKey(c.DEPLOYMENT_KIND, app.namespace, app.name)
 
 
-def _apply_slot(manifest: Obj, live: Obj, manager: str) -> Slot:
-    if needs_server_check(manifest, live, manager):
-        return Candidate(key_of(manifest), manifest, live)
-    return Unchanged(key_of(manifest))
+def _webapp_slot(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Slot:
+    rules = (*run.drift.ignore, *app.ignore)
+    ignored = ignoring.ignored_fields(live, manifest, rules, run.drift, run.manager)
+    reason = ADOPTED if adopted else ""
+    record = fights.record_of(live)
+    return _apply_slot(
+        manifest, live, run, ignored=ignored, previous=manifest, record=record, reason=reason
+    )
 
 
-def _deployment_slot(manifest: Obj, live: Obj | None, policy: Policy, manager: str) -> Slot:
+def _deployment_slot(
+    app: WebApp, owner: Obj, live: Obj | None, state: LiveState, run: _Run
+) -> Slot:
+    manifest = build_deployment(app, run.stamp.instance, uid(owner))
     key = key_of(manifest)
     if live is None:
         return Candidate(key, manifest, None)
+    conflict = owners.deployment_conflict(live, app.name, uid(owner), run.stamp.instance)
+    if conflict is not None:
+        return Conflict(key, conflict)
     if is_terminating(live):
         return Skip(key, "being deleted; the next run creates it again")
     if not equal(_selector(live), _selector(manifest)):
-        return _replace(manifest, live, policy, manager)
-    return _apply_slot(manifest, live, manager)
+        return _replace(manifest, live, run.policy, run.manager)
+    rules = (*run.drift.ignore, *app.ignore)
+    scaler = state.autoscalers.get(app.key)
+    ignored = ignoring.ignored_fields(
+        live, manifest, rules, run.drift, run.manager, autoscaler=scaler
+    )
+    before = manifest
+    if ignored:  # Git as last applied tells whether Git changed an ignored field
+        previous = ignoring.previous_declaration(owner, app, run.manager)
+        before = build_deployment(previous, run.stamp.instance, uid(owner))
+    record = fights.record_of(owner)
+    return _apply_slot(manifest, live, run, ignored=ignored, previous=before, record=record)
+
+
+def _apply_slot(
+    manifest: Obj,
+    live: Obj,
+    run: _Run,
+    *,
+    ignored: ignoring.Ignored,
+    previous: Obj,
+    record: fights.Record,
+    reason: str = "",
+) -> Slot:
+    """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
+    followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
+    outside = foreign.outside_git(live, followed.manifest, run.drift, run.manager, ignored)
+    removal = _removal(live, outside)
+    check = needs_server_check(followed.manifest, live, run.manager)
+    kept = followed.kept + outside.kept
+    key = key_of(manifest)
+    if not check and removal is None:
+        return Unchanged(key, kept=kept, foreign=outside.foreign)
+    kind = key.kind
+    corrections = {name: entry for (of, name), entry in record.items() if of == kind}
+    notes = Notes(kept, outside.foreign, followed.applied, corrections, reason)
+    return Candidate(key, followed.manifest, live, removal, check, notes)
+
+
+def _removal(live: Obj, outside: foreign.OutsideGit) -> FieldRemoval | None:
+    if not outside.removed:
+        return None
+    paths = tuple(each.path for each in outside.removed)
+    return FieldRemoval(paths, foreign.removal_patch(live, outside.removed))
 
 
 def _selector(obj: Obj) -> object:
@@ -190,18 +272,29 @@ def _replace(manifest: Obj, live: Obj, policy: Policy, manager: str) -> Replace 
     return Replace(key, IMMUTABLE_SELECTOR, manifest, tuple(patch), changes, delete_body(live))
 
 
-def _awaiting_owner(app: WebApp, stamp: Stamp, live: Obj | None, manager: str) -> Create | Update:
+def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update | Conflict:
     """The Deployment of a WebApp created in this run: no uid yet, so no dry-run."""
-    manifest = build_deployment(app, stamp.instance, owner_uid="")
+    manifest = build_deployment(app, run.stamp.instance, owner_uid="")
     owner = ObjectKey(c.KIND, app.namespace, app.name)
     why = "created with its WebApp"
     if live is None:
         patch = patch_between(None, manifest)
         return Create(key_of(manifest), why, manifest, tuple(patch), owner=owner)
+    conflict = owners.deployment_conflict(live, app.name, None, run.stamp.instance)
+    if conflict is not None:
+        return Conflict(key_of(manifest), conflict)
+    outside = foreign.outside_git(live, manifest, run.drift, run.manager)
+    removal = _removal(live, outside)
     after = overlay(live, manifest)
+    for each in outside.removed:  # predicted locally, like the rest of this update
+        after = nav.without(after, each.path)
     patch = patch_between(live, after)
-    changes = tuple(field_changes(live, after, patch, manager))
-    return Update(key_of(manifest), why, manifest, tuple(patch), changes, owner=owner)
+    changes = annotated(
+        field_changes(live, after, patch, run.manager), removal, Notes(), c.DEPLOYMENT_KIND
+    )
+    return Update(
+        key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, removal=removal
+    )
 
 
 def _create_locally(manifest: Obj, reason: str) -> Create:
@@ -212,17 +305,20 @@ def _create_locally(manifest: Obj, reason: str) -> Create:
 def finish(
     preparation: Preparation,
     results: Mapping[ObjectKey, DryRunResult],
+    removed: Mapping[ObjectKey, RemovalAnswer] | None = None,
     *,
     creates_answer: bool = False,
 ) -> Plan:
-    """The exact plan, from the dry-run answer for every candidate (keyed by object).
+    """The exact plan, from the dry-run answers for every candidate (keyed by object): of
+    its apply, and of its removal of fields set outside Git when it has one.
 
     `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
     create's own answer decides (module docstring).
     """
-    manager = preparation.manager
     actions = tuple(
-        _decide(slot, results, manager, creates_answer) if isinstance(slot, Candidate) else slot
+        decide(slot, results, removed or {}, preparation.manager, creates_answer=creates_answer)
+        if isinstance(slot, Candidate)
+        else slot
         for slot in preparation.slots
     )
     return Plan(
@@ -265,68 +361,3 @@ def after_refusal(chain: Chain, refused: Create, message: str) -> Chain:
             out.append(_unless_owner_refused(step, {refused.key}))
     return tuple(out)
 
-
-def _decide(
-    candidate: Candidate,
-    results: Mapping[ObjectKey, DryRunResult],
-    manager: str,
-    creates_answer: bool,
-) -> Action:
-    if candidate.live is None and creates_answer and candidate.key not in results:
-        patch = tuple(patch_between(None, candidate.manifest))
-        return Create(candidate.key, _ABSENT, candidate.manifest, patch, unchecked=True)
-    if candidate.key not in results:
-        return _refused(candidate, "no dry-run result was given for this object")
-    result = results[candidate.key]
-    if isinstance(result, DryRunError):
-        return _refused(candidate, result.message)
-    after = candidate.manifest if result is None else result
-    if candidate.live is None:
-        patch = tuple(patch_between(None, after))
-        return Create(candidate.key, _ABSENT, candidate.manifest, patch)
-    if _same(candidate.live, after, manager):
-        return Unchanged(candidate.key)
-    return _update(candidate, candidate.live, after, manager)
-
-
-_ABSENT = "declared in Git, absent from the cluster"
-
-
-def _refused(candidate: Candidate, message: str) -> Refused:
-    return Refused(candidate.key, f"the API server refused the dry-run: {message}", message)
-
-
-def _same(live: Obj, after: Obj, manager: str) -> bool:
-    """Nothing to write: equal content (stamp values aside) and the same fields owned."""
-    api_version = str(after.get("apiVersion", ""))
-    owned = fs.owned_fields(live, manager, api_version)
-    return equal(comparable(live), comparable(after)) and owned == fs.owned_fields(
-        after, manager, api_version
-    )
-
-
-def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update:
-    patch = patch_between(live, after)
-    changes = tuple(field_changes(live, after, patch, manager))
-    reason = (
-        _update_reason(managers_of(changes)) if patch else _ownership_reason(live, after, manager)
-    )
-    return Update(candidate.key, reason, candidate.manifest, tuple(patch), changes)
-
-
-def _update_reason(managers: tuple[str, ...]) -> str:
-    if managers:
-        return "differs from Git; changed in the cluster by " + ", ".join(managers)
-    return "differs from Git"
-
-
-def _ownership_reason(live: Obj, after: Obj, manager: str) -> str:
-    api_version = str(after.get("apiVersion", ""))
-    gained = fs.owned_fields(after, manager, api_version) - fs.owned_fields(
-        live, manager, api_version
-    )
-    shown = (
-        ", ".join(sorted(fs.display_path(path) for path in gained)[:3])
-        or "fields it no longer sets"
-    )
-    return f"values equal Git; driftctl takes back ownership of {shown}"

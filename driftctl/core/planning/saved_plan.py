@@ -25,14 +25,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
     Cleanup,
+    Conflict,
     Create,
+    FieldRemoval,
     OwnedDelete,
     Plan,
     Prune,
@@ -44,12 +46,12 @@ from driftctl.core.planning.actions import (
     Verb,
     patch_of,
 )
-from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, metadata
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import DriftctlError, ExitCode
-from driftctl.settings import MaxPrune, Policy
+from driftctl.settings import Drift, IgnoreRule, MaxPrune, Policy
 
 FORMAT = "driftctl.example.com/saved-plan"
 VERSION = 1
@@ -106,6 +108,7 @@ class SavedPlan:
     policy: Policy
     plan: Plan
     bases: Mapping[ObjectKey, Base | None]
+    drift: Drift = field(default_factory=Drift)
 
 
 def base_of(live: LiveState, key: ObjectKey) -> Base | None:
@@ -283,7 +286,29 @@ class _Reader:
             actions.append(action)
             bases[action.key] = self.base(entry.get("live"), f"{where}.live")
         plan = Plan(tuple(actions), declared, refusals, identity.commit)
-        return SavedPlan(identity, policy, plan, bases)
+        drift = self.drift(self.mapping(root.get("drift", {}), "drift"))
+        return SavedPlan(identity, policy, plan, bases, drift)
+
+    def drift(self, drift: dict[str, Any]) -> Drift:
+        """What counted as drift; a file from before drift settings were saved has none."""
+        overrides = drift.get("overrideManagers")
+        managers = (
+            Drift().override_managers
+            if overrides is None
+            else self.names(overrides, "drift.overrideManagers")
+        )
+        rules = []
+        for n, text in enumerate(self.names(drift.get("ignore", []), "drift.ignore")):
+            try:
+                rules.append(IgnoreRule.parse(text))
+            except ValueError as bad:
+                self.fail(f"drift.ignore[{n}]", str(bad))
+        ignored = self.names(drift.get("ignoreManagers", []), "drift.ignoreManagers")
+        return Drift(managers, tuple(rules), ignored)
+
+    def names(self, value: Any, where: str) -> tuple[str, ...]:
+        items = self.items(value, where)
+        return tuple(self.text({"n": item}, "n", f"{where}[{n}]") for n, item in enumerate(items))
 
     def identity(self, root: dict[str, Any]) -> PlanIdentity:
         source = self.mapping(root.get("source"), "source")
@@ -344,6 +369,10 @@ class _Reader:
         for n, item in enumerate(self.items(value, where)):
             change = self.mapping(item, f"{where}[{n}]")
             managers = self.items(change.get("managers", []), f"{where}[{n}].managers")
+            elements = self.items(change.get("field", []), f"{where}[{n}].field")
+            corrected = change.get("corrected", 0)
+            if isinstance(corrected, bool) or not isinstance(corrected, int):
+                self.fail(f"{where}[{n}].corrected", "must be an integer")
             out.append(
                 FieldChange(
                     self.text(change, "path", f"{where}[{n}]"),
@@ -351,9 +380,31 @@ class _Reader:
                     change.get("before"),
                     change.get("after"),
                     tuple(str(name) for name in managers),
+                    tuple(str(element) for element in elements),
+                    str(change.get("note", "")),
+                    corrected,
                 )
             )
         return tuple(out)
+
+    def kept(self, value: Any, where: str) -> tuple[Kept, ...]:
+        out = []
+        for n, item in enumerate(self.items(value, where)):
+            entry = self.mapping(item, f"{where}[{n}]")
+            path = self.text(entry, "path", f"{where}[{n}]")
+            reason = self.text(entry, "reason", f"{where}[{n}]")
+            out.append(Kept(path, reason, entry.get("live"), entry.get("git")))
+        return tuple(out)
+
+    def removal(self, value: Any, where: str) -> FieldRemoval | None:
+        if value is None:
+            return None
+        entry = self.mapping(value, where)
+        fields = tuple(
+            tuple(str(element) for element in self.items(path, f"{where}.fields[{n}]"))
+            for n, path in enumerate(self.items(entry.get("fields"), f"{where}.fields"))
+        )
+        return FieldRemoval(fields, self.operations(entry.get("patch"), f"{where}.patch"))
 
     def owned(self, value: Any, where: str) -> tuple[OwnedDelete, ...]:
         out = []
@@ -375,12 +426,20 @@ class _Reader:
             return self.mapping(entry.get(name), f"{where}.{name}")
 
         changes = self.changes(entry.get("changes", []), f"{where}.changes")
+        kept = self.kept(entry.get("kept", []), f"{where}.kept")
         if verb == Verb.CREATE:
             return Create(key, reason, manifest(), patch, self.owner(entry, where))
         if verb == Verb.UPDATE:
-            return Update(key, reason, manifest(), patch, changes, self.owner(entry, where))
+            outside_git = self.removal(entry.get("removal"), f"{where}.removal")
+            apply = entry.get("apply", True)
+            if not isinstance(apply, bool):
+                self.fail(f"{where}.apply", "must be true or false")
+            owner = self.owner(entry, where)
+            return Update(key, reason, manifest(), patch, changes, owner, outside_git, apply, kept)
         if verb == Verb.UNCHANGED:
-            return Unchanged(key, reason)
+            return Unchanged(key, reason, kept)
+        if verb == Verb.CONFLICT:
+            return Conflict(key, reason)
         if verb == Verb.REPLACE:
             return Replace(key, reason, manifest(), patch, changes, body("delete"))
         removal = self.operations(entry.get("finalizerPatch", []), f"{where}.finalizerPatch")

@@ -11,18 +11,64 @@ lastTransitionTime while its status stays the same, even if reason or message ch
 `lastAppliedRevision` is the revision annotation of the WebApp, i.e. the commit at which
 driftctl last wrote it. It is not the commit of the current run: a new commit that leaves
 an object unchanged must not rewrite its status either (see core.planning.prefilter).
+
+From the plan (`StatusFacts`): `ignoredFields`, the fields of the WebApp and its Deployment
+that differ from Git and are kept (an autoscaler's replicas, ignore rules), and
+`corrections`, the bounded record of drift reverted (core.planning.fights). While an
+autoscaler keeps the replicas, readiness counts the Deployment's replicas, not Git's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
+from driftctl.core.planning import fights
+from driftctl.core.planning.actions import Conflict, Plan, Replace, Update, kept_of
+from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.normalize import equal
-from driftctl.core.planning.objects import Obj, annotations_of, metadata
+from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
+from driftctl.core.source.model import WebAppStatus
+from driftctl.core.source.schema import json_name
 from driftctl.kube_formats import api_time
+
+# Every status field driftctl writes: one it no longer sends must count as a change.
+STATUS_FIELDS = tuple(json_name(WebAppStatus, f.name) for f in dataclasses.fields(WebAppStatus))
+KEPT_REPLICAS = (c.DEPLOYMENT_KIND, "spec.replicas")
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What the plan tells a WebApp's status: fields kept (kind, field, why) and the
+    corrections this run made (kind, change)."""
+
+    ignored: tuple[tuple[str, str, str], ...] = ()
+    corrected: tuple[tuple[str, FieldChange], ...] = ()
+    conflict: str | None = None  # the Deployment of its name is another owner's
+
+
+def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
+    """The facts of one WebApp and its Deployment; corrections only of what was applied."""
+    deployment = ObjectKey(c.DEPLOYMENT_KIND, webapp.namespace, webapp.name)
+    actions = [action for action in plan.actions if action.key in (webapp, deployment)]
+    ignored = tuple(
+        (action.key.kind, kept.path, kept.reason) for action in actions for kept in kept_of(action)
+    )
+    corrected = tuple(
+        (action.key.kind, change)
+        for action in actions
+        if isinstance(action, Update | Replace) and action.key not in failed
+        for change in action.changes
+        if change.managers
+    )
+    conflict = next(
+        (f"{a.key.display} {a.reason}" for a in actions if isinstance(a, Conflict)), None
+    )
+    return StatusFacts(ignored, corrected, conflict)
 
 
 @dataclass(frozen=True)
@@ -46,9 +92,19 @@ class StatusUpdate:
     changed: bool
 
 
-def health(webapp: Obj, deployment: Obj | None) -> Health:
-    """Ready when available >= desired and the Deployment observed its latest generation."""
+def health(
+    webapp: Obj, deployment: Obj | None, *, scaled: bool = False, conflict: str | None = None
+) -> Health:
+    """Ready when available >= desired and the Deployment observed its latest generation.
+
+    `scaled`: an autoscaler keeps the Deployment's replicas, so those are the desired count.
+    `conflict`: the Deployment of the WebApp's name is another owner's; waiting will not help.
+    """
     desired = int((webapp.get("spec") or {}).get("replicas", 0))
+    if conflict is not None:
+        return Health(0, desired, False, "DeploymentConflict", conflict, stalled=True)
+    if scaled and deployment is not None:
+        desired = int((deployment.get("spec") or {}).get("replicas", desired))
     if deployment is None:
         return Health(0, desired, False, "DeploymentMissing", "the Deployment does not exist yet")
     status = deployment.get("status") or {}
@@ -107,30 +163,50 @@ def _since(previous: list[Obj], kind: str, value: str, now: str) -> str:
     return now
 
 
-def webapp_status(webapp: Obj, deployment: Obj | None, now: datetime.datetime) -> Obj:
+def webapp_status(
+    webapp: Obj,
+    deployment: Obj | None,
+    now: datetime.datetime,
+    facts: StatusFacts | None = None,
+) -> Obj:
     """The status driftctl reports for `webapp`, given its (live or applied) Deployment."""
-    state = health(webapp, deployment)
+    facts = facts or StatusFacts()
+    scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
+    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict)
     generation = int(metadata(webapp).get("generation", 0))
     previous = webapp.get("status") or {}
     revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
-    return {
+    status: Obj = {
         "available_replicas": state.available,
         "ready": state.ready,
         "observedGeneration": generation,
         "conditions": conditions(state, generation, _list(previous), api_time(now)),
         "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
     }
+    if facts.ignored:
+        status["ignoredFields"] = [
+            {"kind": kind, "field": field, "reason": why} for kind, field, why in facts.ignored
+        ]
+    corrections = fights.recorded(fights.record_of(webapp), facts.corrected, api_time(now))
+    if corrections:
+        status["corrections"] = corrections
+    return status
 
 
 def _list(previous: Obj) -> list[Obj]:
     return [item for item in previous.get("conditions") or [] if isinstance(item, dict)]
 
 
-def status_update(webapp: Obj, deployment: Obj | None, now: datetime.datetime) -> StatusUpdate:
+def status_update(
+    webapp: Obj,
+    deployment: Obj | None,
+    now: datetime.datetime,
+    facts: StatusFacts | None = None,
+) -> StatusUpdate:
     """The status to apply and whether it differs from the live one (only our fields count)."""
-    status = webapp_status(webapp, deployment, now)
+    status = webapp_status(webapp, deployment, now, facts)
     live = webapp.get("status") or {}
-    changed = not equal(status, {key: live.get(key) for key in status})
+    changed = not equal(status, {key: live[key] for key in STATUS_FIELDS if key in live})
     return StatusUpdate(status, status_manifest(webapp, status), changed)
 
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 
 from driftctl import conventions as c
 from driftctl.core.source.schema import prop
+from driftctl.settings import IgnoreRule
 
 INT32_MAX = 2**31 - 1
+MAX_CORRECTIONS = 10  # the status keeps the most recent corrections, one per field
 
 
 @dataclass(frozen=True, order=True)
@@ -46,6 +48,7 @@ class WebApp:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     origin: Origin | None = field(default=None, compare=False)
+    ignore: tuple[IgnoreRule, ...] = ()  # from its annotation driftctl.example.com/ignore
 
     @property
     def key(self) -> tuple[str, str]:
@@ -79,6 +82,35 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class IgnoredField:
+    """A field that differs from Git and is kept as the cluster has it: an ignore rule or an
+    autoscaler says so."""
+
+    kind: str = prop("Kind of the object: WebApp or Deployment.", min_length=1)
+    field: str = prop("The field, e.g. spec.replicas.", min_length=1)
+    reason: str = prop("Why it is kept, e.g. scaled by HorizontalPodAutoscaler/web/shop.")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """Drift driftctl reverted: who changed the field, how many runs in a row, and when last."""
+
+    kind: str = prop("Kind of the object: WebApp or Deployment.", min_length=1)
+    field: str = prop(
+        "The field, e.g. spec.template.spec.containers[name=app].image.", min_length=1
+    )
+    manager: str = prop("The field manager whose change was reverted.", min_length=1)
+    count: int = prop(
+        "How many runs in a row reverted a change of this field by this manager.",
+        format="int64",
+        minimum=1,
+    )
+    last_corrected: str = prop(
+        "When driftctl last reverted it.", json_name="lastCorrected", format="date-time"
+    )
+
+
+@dataclass(frozen=True)
 class WebAppStatus:
     """What the status subresource reports about one WebApp."""
 
@@ -103,4 +135,16 @@ class WebAppStatus:
     )
     last_applied_revision: str = prop(
         "Git commit SHA last applied.", json_name="lastAppliedRevision", optional=True
+    )
+    ignored_fields: tuple[IgnoredField, ...] = prop(
+        "Fields of the WebApp or its Deployment that differ from Git and are kept, and why.",
+        json_name="ignoredFields",
+        optional=True,
+        list_map_keys=("kind", "field"),
+    )
+    corrections: tuple[Correction, ...] = prop(
+        "Recent drift driftctl reverted, one entry per field (a fight when the count grows).",
+        optional=True,
+        list_map_keys=("kind", "field"),
+        max_items=MAX_CORRECTIONS,
     )

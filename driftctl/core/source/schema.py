@@ -39,6 +39,7 @@ class Prop:
     enum: tuple[str, ...] | None = None
     optional: bool = False  # a field without a default that the schema still does not require
     list_map_keys: tuple[str, ...] | None = None  # a list merged by key under server-side apply
+    max_items: int | None = None
 
 
 def prop(description: str, **facts: Any) -> Any:
@@ -112,6 +113,7 @@ def _facts(info: Prop) -> Schema:
         "maxLength": info.max_length,
         "pattern": info.pattern,
         "enum": list(info.enum) if info.enum else None,
+        "maxItems": info.max_items,
     }
     facts.update({key: value for key, value in optional_facts.items() if value is not None})
     if info.list_map_keys:

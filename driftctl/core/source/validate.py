@@ -25,7 +25,7 @@ from driftctl.kube_formats import (
     label_value_problem,
     subdomain_problem,
 )
-from driftctl.settings import Source
+from driftctl.settings import IgnoreRule, Source, rule_texts
 
 MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
 
@@ -143,6 +143,7 @@ def _metadata_problems(metadata: Mapping[Any, Any]) -> Iterator[tuple[tuple[Any,
     yield from _string_map(metadata, "labels", label_value_problem, RESERVED_LABELS)
     yield from _string_map(metadata, "annotations", lambda _value: None, RESERVED_ANNOTATIONS)
     yield from _annotations_size(metadata.get("annotations"))
+    yield from _ignore_rule_problems(metadata.get("annotations"))
 
 
 def _name_problem(name: str) -> str | None:
@@ -195,6 +196,26 @@ def _annotations_size(annotations: object) -> Iterator[tuple[tuple[Any, ...], st
         )
 
 
+IGNORE_ORIGIN = f"the WebApp's annotation {c.IGNORE_ANNOTATION}"
+
+
+def _ignore_rule_problems(annotations: object) -> Iterator[tuple[tuple[Any, ...], str]]:
+    value = annotations.get(c.IGNORE_ANNOTATION) if isinstance(annotations, Mapping) else None
+    if not isinstance(value, str):
+        return
+    for text in rule_texts(value):
+        try:
+            IgnoreRule.parse(text, IGNORE_ORIGIN)
+        except ValueError as bad:
+            yield ("metadata", "annotations", c.IGNORE_ANNOTATION), f"has an ignore rule {bad}"
+
+
+def ignore_rules(annotations: Mapping[str, str]) -> tuple[IgnoreRule, ...]:
+    """The ignore rules a valid WebApp declares in its annotation driftctl.example.com/ignore."""
+    value = annotations.get(c.IGNORE_ANNOTATION, "")
+    return tuple(IgnoreRule.parse(text, IGNORE_ORIGIN) for text in rule_texts(value))
+
+
 def _display(document: Document, default_namespace: str) -> str:
     identity = _identity(document, default_namespace)
     return c.KIND if identity is None else c.object_ref(c.KIND, *identity)
@@ -232,11 +253,13 @@ def webapp_of(document: Document, default_namespace: str) -> WebApp:
     """The WebApp a valid document declares; its origin is the document's first line."""
     metadata = document.body["metadata"]
     spec = document.body["spec"]
+    annotations = dict(metadata.get("annotations") or {})
     return WebApp(
         name=metadata["name"],
         namespace=metadata.get("namespace") or default_namespace,
         spec=WebAppSpec(image=spec["image"], replicas=spec["replicas"]),
         labels=dict(metadata.get("labels") or {}),
-        annotations=dict(metadata.get("annotations") or {}),
+        annotations=annotations,
         origin=Origin(document.file, document.line),
+        ignore=ignore_rules(annotations),
     )

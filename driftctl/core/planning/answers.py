@@ -1,0 +1,166 @@
+"""The second step of a plan: the server's dry-run answers become exact actions.
+
+Pure. A candidate's apply answer, with its removal answer grafted on (the fields set
+outside Git, core.planning.foreign), is compared with the live object: equal content and
+the same fields owned is unchanged, else an update with every field change, each saying
+why it changes (a field set outside Git, an ignored field Git changed, a fight).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning import fights, foreign
+from driftctl.core.planning.actions import (
+    Action,
+    Candidate,
+    Create,
+    DryRunError,
+    DryRunResult,
+    FieldRemoval,
+    Notes,
+    Refused,
+    Unchanged,
+    Update,
+)
+from driftctl.core.planning.changes import FieldChange, field_changes, managers_of, patch_between
+from driftctl.core.planning.normalize import comparable, equal
+from driftctl.core.planning.objects import Obj, ObjectKey
+
+RemovalAnswer = Obj | DryRunError
+
+
+def decide(
+    candidate: Candidate,
+    results: Mapping[ObjectKey, DryRunResult],
+    removed: Mapping[ObjectKey, RemovalAnswer],
+    manager: str,
+    *,
+    creates_answer: bool = False,
+) -> Action:
+    """One candidate's action. `creates_answer`: apply sent no dry-run for a candidate
+    absent from the cluster, its create's own answer decides (`Create(unchecked=True)`)."""
+    if candidate.live is None and creates_answer and candidate.key not in results:
+        patch = tuple(patch_between(None, candidate.manifest))
+        return Create(candidate.key, _ABSENT, candidate.manifest, patch, unchecked=True)
+    after = _applied(candidate, results)
+    if isinstance(after, Refused):
+        return after
+    if candidate.live is None:
+        patch = tuple(patch_between(None, after))
+        return Create(candidate.key, _ABSENT, candidate.manifest, patch)
+    if candidate.removal is None:
+        if _same(candidate.live, after, manager):
+            notes = candidate.notes
+            return Unchanged(candidate.key, kept=notes.kept, foreign=notes.foreign)
+        return _update(candidate, candidate.live, after, manager)
+    answer = removed.get(candidate.key)
+    if not isinstance(answer, dict):
+        message = answer.message if answer is not None else "no dry-run result was given"
+        return _refused(candidate, f"removing fields set outside Git: {message}")
+    after = foreign.with_removals(after, answer, candidate.removal.fields)
+    return _update(candidate, candidate.live, after, manager)
+
+
+_ABSENT = "declared in Git, absent from the cluster"
+
+
+def _applied(candidate: Candidate, results: Mapping[ObjectKey, DryRunResult]) -> Obj | Refused:
+    """The object as the apply's dry-run answered (the live one when no apply is needed)."""
+    if not candidate.apply:
+        return candidate.live or {}
+    if candidate.key not in results:
+        return _refused(candidate, "no dry-run result was given for this object")
+    result = results[candidate.key]
+    if isinstance(result, DryRunError):
+        return _refused(candidate, result.message)
+    return candidate.manifest if result is None else result
+
+
+def _refused(candidate: Candidate, message: str) -> Refused:
+    return Refused(candidate.key, f"the API server refused the dry-run: {message}", message)
+
+
+def _same(live: Obj, after: Obj, manager: str) -> bool:
+    """Nothing to write: equal content (stamp values aside) and the same fields owned."""
+    api_version = str(after.get("apiVersion", ""))
+    owned = fs.owned_fields(live, manager, api_version)
+    return equal(comparable(live), comparable(after)) and owned == fs.owned_fields(
+        after, manager, api_version
+    )
+
+
+def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update:
+    patch = patch_between(live, after)
+    changes = annotated(
+        field_changes(live, after, patch, manager),
+        candidate.removal,
+        candidate.notes,
+        candidate.key.kind,
+    )
+    if patch:
+        reason = _update_reason(changes)
+    elif candidate.removal is not None:
+        reason = "fields set outside Git come back as the server's defaults; their owner goes"
+    else:
+        reason = _ownership_reason(live, after, manager)
+    if candidate.notes.reason:
+        reason = f"{candidate.notes.reason}; {reason}"
+    notes = candidate.notes
+    return Update(
+        candidate.key,
+        reason,
+        candidate.manifest,
+        tuple(patch),
+        changes,
+        removal=candidate.removal,
+        apply=candidate.apply,
+        kept=notes.kept,
+        foreign=notes.foreign,
+    )
+
+
+def annotated(
+    changes: Sequence[FieldChange], removal: FieldRemoval | None, notes: Notes, kind: str
+) -> tuple[FieldChange, ...]:
+    """Each change with why it happens (a field set outside Git, an ignored field Git
+    changed) and, for a fight, how many runs in a row corrected it before."""
+    removed = removal.fields if removal is not None else ()
+    out = []
+    for change in changes:
+        note = next((why for path, why in notes.notes if _within(change.field, path)), "")
+        if any(_within(change.field, path) for path in removed):
+            verb = "added" if change.op == "remove" else "set"
+            note = f"{verb} by {', '.join(change.managers) or 'another manager'}, not in Git"
+        out.append(replace(change, note=note))
+    counted = fights.counted(out, kind, {(kind, name): e for name, e in notes.corrections.items()})
+    return tuple(replace(ch, note=fights.fight_note(ch)) if ch.corrected else ch for ch in counted)
+
+
+def _within(field: fs.FieldPath, path: fs.FieldPath) -> bool:
+    return bool(field) and field[: len(path)] == path
+
+
+def _update_reason(changes: Sequence[FieldChange]) -> str:
+    managers = ", ".join(managers_of(changes))
+    if any(change.corrected for change in changes):
+        return f"differs from Git again; a fight with {managers}"
+    if managers and all(change.note.endswith("not in Git") for change in changes):
+        return f"fields set outside Git by {managers}"
+    if managers:
+        return f"differs from Git; changed in the cluster by {managers}"
+    return "differs from Git"
+
+
+def _ownership_reason(live: Obj, after: Obj, manager: str) -> str:
+    api_version = str(after.get("apiVersion", ""))
+    gained = fs.owned_fields(after, manager, api_version) - fs.owned_fields(
+        live, manager, api_version
+    )
+    shown = (
+        ", ".join(sorted(fs.display_path(path) for path in gained)[:3])
+        or "fields it no longer sets"
+    )
+    return f"values equal Git; driftctl takes back ownership of {shown}"

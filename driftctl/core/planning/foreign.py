@@ -1,0 +1,195 @@
+"""Fields set outside Git: which of them are drift, and the guarded patch that removes them.
+
+Drift is every difference from Git, so a field Git does not declare is drift when a person
+set it: when an *override manager* (the kubectl family by default, `--override-manager`)
+owns it in `managedFields`. Fields of other managers (controllers, webhooks, ignored
+managers) are theirs and left alone. Pure.
+
+Why a JSON Patch and not server-side apply (checked on kube-apiserver v1.37.2):
+- an apply never removes a field another manager owns, not even one sent as `null`, and an
+  apply that carries `metadata.managedFields` is refused (400, "must be nil"); so taking
+  the fields over first (Flux's technique) needs a write that a dry-run cannot chain;
+- a JSON Patch that removes fields drops them from every manager's set and deletes the
+  entries it leaves empty, and its dry-run answers exactly what it will do, defaults that
+  come back included. So `plan` dry-runs the very patch `apply` sends.
+
+The patch's first op `test`s the resourceVersion the plan was made from, so its list
+indexes cannot point at anything else: if the object changed, the server refuses (422)
+and the next run plans again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning import navigate as nav
+from driftctl.core.planning.changes import Foreign, Kept, Operation
+from driftctl.core.planning.ignoring import Ignored
+from driftctl.core.planning.normalize import normalize
+from driftctl.core.planning.objects import Obj, metadata
+from driftctl.settings import Drift
+
+
+@dataclass(frozen=True)
+class Removed:
+    """A field set outside Git that apply removes, and the managers that set it."""
+
+    path: fs.FieldPath
+    managers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OutsideGit:
+    """What an object holds that Git does not declare: to remove, kept (ignored), theirs."""
+
+    removed: tuple[Removed, ...] = ()
+    kept: tuple[Kept, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
+
+
+def _main_entries(live: Obj) -> list[Obj]:
+    # Status and scale entries are left out: status is not drift, and the scale
+    # subresource only owns spec.replicas, which driftctl always declares.
+    return [entry for entry in fs.managed_entries(live) if not entry.get("subresource")]
+
+
+def _is_override(entry: Obj, drift: Drift, manager: str) -> bool:
+    name = entry.get("manager")
+    ours = name == manager and entry.get("operation") == "Apply"
+    return name in drift.override_managers and name not in drift.ignore_managers and not ours
+
+
+def _nodes(entry: Obj) -> frozenset[fs.FieldPath]:
+    return fs.owned_nodes(entry.get("fieldsV1") or {})
+
+
+def outside_git(
+    live: Obj, applied: Obj, drift: Drift, manager: str, ignored: Ignored = ()
+) -> OutsideGit:
+    """The fields of `live` outside what `applied` (the manifest sent) declares.
+
+    A node an override manager owns is removed when nothing at or under it is declared or
+    owned by another manager, and no field above it is; only the top-most such node is
+    named (the whole `env` list, not each variable). One an ignore rule covers is kept.
+    """
+    entries = _main_entries(live)
+    overrides = [e for e in entries if _is_override(e, drift, manager)]
+    if not overrides and not drift.show_foreign:
+        return OutsideGit()  # the common case: no person touched the object
+    others = [e for e in entries if not _is_override(e, drift, manager) and not _ours(e, manager)]
+    declared = fs.fieldset(applied)
+    keep = _Owned.of(others).plus(declared)
+    removed, kept = [], []
+    for node in _top_free(live, _Owned.of(overrides).nodes, keep):
+        why = _ignored_by(ignored, node)
+        if why is None:
+            removed.append(Removed(node, _managers(overrides, node)))
+        else:
+            kept.append(Kept(fs.display_path(node), why, _value(live, node)))
+    foreign: tuple[Foreign, ...] = ()
+    if drift.show_foreign:
+        blocked = _Owned.of(overrides).plus(declared)
+        foreign = tuple(
+            Foreign(fs.display_path(node), _managers(others, node), _value(live, node))
+            for node in _top_free(live, _Owned.of(others).nodes, blocked)
+        )
+    return OutsideGit(tuple(removed), tuple(kept), foreign)
+
+
+@dataclass(frozen=True)
+class _Owned:
+    """Fields owned: every node (leaves and the inner nodes an entry made), and the leaves."""
+
+    nodes: frozenset[fs.FieldPath]
+    leaves: frozenset[fs.FieldPath]
+
+    @classmethod
+    def of(cls, entries: Iterable[Obj]) -> _Owned:
+        trees = [entry.get("fieldsV1") or {} for entry in entries]
+        return cls(
+            frozenset().union(*(fs.owned_nodes(tree) for tree in trees)),
+            frozenset().union(*(fs.tree_paths(tree) for tree in trees)),
+        )
+
+    def plus(self, leaves: frozenset[fs.FieldPath]) -> _Owned:
+        return _Owned(self.nodes | leaves, self.leaves | leaves)
+
+    def blocks(self, node: fs.FieldPath) -> bool:
+        """Whether `node` holds a field owned here, or is inside one (an atomic field).
+
+        An inner node another entry made does not block: making a map is not owning its keys.
+        """
+        below = any(path[: len(node)] == node for path in self.nodes)
+        return below or any(node[:n] in self.leaves for n in range(1, len(node)))
+
+
+# Labels and annotations are named key by key, never as a whole map.
+_KEYED_MAPS = frozenset({"f:labels", "f:annotations"})
+
+
+def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> list[fs.FieldPath]:
+    """The top-most of `nodes` present in `live` that `blocking` does not block."""
+    free = {
+        node
+        for node in nodes
+        if node[-1] not in _KEYED_MAPS and not blocking.blocks(node) and nav.locate(live, node)
+    }
+    return sorted(node for node in free if not any(node[:n] in free for n in range(1, len(node))))
+
+
+def _ours(entry: Obj, manager: str) -> bool:
+    return entry.get("manager") == manager and entry.get("operation") == "Apply"
+
+
+def _ignored_by(ignored: Ignored, node: fs.FieldPath) -> str | None:
+    for path, why in ignored:
+        if node[: len(path)] == path or path[: len(node)] == node:
+            return why
+    return None
+
+
+def _managers(entries: Iterable[Obj], node: fs.FieldPath) -> tuple[str, ...]:
+    """The managers among `entries` owning `node` or a field under it."""
+    return tuple(
+        sorted(
+            {
+                str(entry.get("manager"))
+                for entry in entries
+                if any(path[: len(node)] == node for path in _nodes(entry))
+            }
+        )
+    )
+
+
+def _value(live: Obj, node: fs.FieldPath) -> object:
+    return nav.value_at(normalize(live), node)[1]
+
+
+def removal_patch(live: Obj, removed: Iterable[Removed]) -> tuple[Operation, ...]:
+    """The JSON Patch that removes `removed` from `live`, guarded by its resourceVersion.
+
+    Removals run from the last list index to the first, so no index moves under a later op.
+    """
+    steps = [nav.locate(live, each.path) for each in removed]
+    ordered = sorted((s for s in steps if s is not None), key=_order, reverse=True)
+    if not ordered:
+        return ()
+    version = str(metadata(live).get("resourceVersion", ""))
+    guard: Operation = {"op": "test", "path": "/metadata/resourceVersion", "value": version}
+    return (guard, *({"op": "remove", "path": nav.json_pointer(s)} for s in ordered))
+
+
+def _order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int, str], ...]:
+    return tuple((1, step, "") if isinstance(step, int) else (0, 0, step) for step in steps)
+
+
+def with_removals(after: Obj, removed_answer: Obj, removed: Iterable[fs.FieldPath]) -> Obj:
+    """`after` (the apply's answer) with each removed field as the removal's answer has it:
+    gone, or back as the server's default. The two touch different fields."""
+    out = after
+    for path in removed:
+        present, value = nav.value_at(removed_answer, path)
+        out = nav.with_value(out, path, present, value)
+    return out

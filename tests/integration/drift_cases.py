@@ -1,0 +1,236 @@
+"""The cases of issue 8, each set up on the real control plane with kubectl as the outside
+client: fields set outside Git, objects of another owner, ignore rules, an autoscaler, a
+fight. Each returns the flags that `plan` and `apply` take for it; the feature tests check
+each case's details, and test_plan_and_apply_agree runs them all against both commands.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.integration.harness import Harness, eventually
+
+APPS = {"shop": ("nginx:1.27", 2)}
+Flags = tuple[str, ...]
+
+EDITOR = """\
+import json, sys
+path = sys.argv[1]
+obj = json.load(open(path))
+obj["spec"]["minReadySeconds"] = 7          # not in Git, no default: removed
+obj["spec"]["revisionHistoryLimit"] = 3     # not in Git, defaulted: back to 10
+json.dump(obj, open(path, "w"))
+"""
+
+AUTOSCALER = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "shop"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "shop"},
+        "minReplicas": 3,
+        "maxReplicas": 6,
+        "metrics": [
+            {
+                "type": "Resource",
+                "resource": {
+                    "name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50},
+                },
+            }
+        ],
+    },
+}
+
+
+def webapp_document(
+    name: str,
+    image: str = "nginx:1.27",
+    replicas: int = 2,
+    annotations: dict[str, str] | None = None,
+) -> str:
+    """A WebApp document with annotations (namespace left to --namespace)."""
+    lines = ["apiVersion: example.com/v1", "kind: WebApp", "metadata:", f"  name: {name}"]
+    if annotations:
+        lines.append("  annotations:")
+        lines += [f"    {key}: {json.dumps(value)}" for key, value in annotations.items()]
+    lines += ["spec:", f"  image: {image}", f"  replicas: {replicas}"]
+    return "\n".join(lines) + "\n"
+
+
+def converged(harness: Harness, *flags: str) -> Harness:
+    """Git declares `shop`, applied once."""
+    harness.declare(APPS)
+    first = harness.driftctl("apply", *flags)
+    assert first.code == 0, first.out + first.err
+    return harness
+
+
+def kubectl_edit(harness: Harness, folder: Path, target: str) -> None:
+    """`kubectl edit`, with an editor that changes the object as a person would."""
+    script = folder / "editor.py"
+    script.write_text(EDITOR)
+    editor = {"KUBE_EDITOR": f"{sys.executable} {script}"}
+    harness.kubectl("edit", target, "-n", harness.namespace, "-o", "json", environment=editor)
+
+
+def env_added_by_kubectl_patch(harness: Harness, _folder: Path) -> Flags:
+    env = {"name": "app", "env": [{"name": "DEBUG", "value": "1"}]}
+    converged(harness).kubectl(
+        "patch",
+        "deployment/shop",
+        "-n",
+        harness.namespace,
+        "--type=strategic",
+        "-p",
+        json.dumps({"spec": {"template": {"spec": {"containers": [env]}}}}),
+    )
+    return ()
+
+
+def fields_added_by_kubectl_edit(harness: Harness, folder: Path) -> Flags:
+    kubectl_edit(converged(harness), folder, "deployment/shop")
+    return ()
+
+
+def labels_added_by_kubectl_label(harness: Harness, _folder: Path) -> Flags:
+    converged(harness)
+    for target in ("webapp/shop", "deployment/shop"):
+        harness.kubectl("label", target, "team=payments", "-n", harness.namespace)
+    return ()
+
+
+def annotation_of_a_controller(harness: Harness, _folder: Path) -> Flags:
+    converged(harness).kubectl(
+        "annotate",
+        "deployment/shop",
+        "owner=ops",
+        "-n",
+        harness.namespace,
+        "--field-manager=ops-controller",
+    )
+    return ()
+
+
+def webapp_of_another_instance(harness: Harness, folder: Path) -> Flags:
+    converged(harness.other_instance(f"{harness.instance}-b", folder / "b"))
+    harness.declare({"shop": ("nginx:1.28", 3)})
+    return ("--recreate",)
+
+
+def deployment_made_by_hand(harness: Harness, _folder: Path) -> Flags:
+    harness.kubectl("create", "deployment", "shop", "--image=nginx:1.25", "-n", harness.namespace)
+    harness.declare(APPS)
+    return ("--recreate",)
+
+
+def webapp_made_by_hand(harness: Harness, _folder: Path) -> Flags:
+    harness.kubectl(
+        "apply",
+        "-n",
+        harness.namespace,
+        "-f",
+        "-",
+        stdin=json.dumps(
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "WebApp",
+                "metadata": {"name": "shop"},
+                "spec": {"image": "nginx:1.25", "replicas": 1},
+            }
+        ),
+    )
+    harness.declare(APPS)
+    return ()
+
+
+IGNORE_REPLICAS = ("--ignore", "Deployment:/spec/replicas")
+
+
+def replicas_scaled_under_an_ignore_rule(harness: Harness, _folder: Path) -> Flags:
+    converged(harness, *IGNORE_REPLICAS).kubectl(
+        "scale", "deployment/shop", "--replicas=5", "-n", harness.namespace
+    )
+    return IGNORE_REPLICAS
+
+
+def git_change_of_an_ignored_field(harness: Harness, folder: Path) -> Flags:
+    replicas_scaled_under_an_ignore_rule(harness, folder)
+    harness.declare({"shop": ("nginx:1.27", 3)})
+    return IGNORE_REPLICAS
+
+
+IGNORE_OPS_BOT = ("--ignore-manager", "ops-bot")
+
+
+def image_set_by_an_ignored_manager(harness: Harness, _folder: Path) -> Flags:
+    converged(harness, *IGNORE_OPS_BOT).kubectl(
+        "set",
+        "image",
+        "deployment/shop",
+        "app=nginx:1.99",
+        "-n",
+        harness.namespace,
+        "--field-manager=ops-bot",
+    )
+    return IGNORE_OPS_BOT
+
+
+def git_change_of_a_field_an_ignored_manager_set(harness: Harness, folder: Path) -> Flags:
+    image_set_by_an_ignored_manager(harness, folder)
+    harness.declare({"shop": ("nginx:1.28", 2)})
+    return IGNORE_OPS_BOT
+
+
+def replicas_of_an_autoscaler(harness: Harness, _folder: Path) -> Flags:
+    converged(harness).kubectl(
+        "apply", "-n", harness.namespace, "-f", "-", stdin=json.dumps(AUTOSCALER)
+    )
+
+    def scaled() -> bool:
+        deployment = harness.get("deployment", "shop") or {}
+        return bool(deployment.get("spec", {}).get("replicas") == 3)
+
+    assert eventually(scaled, 60), "the HPA controller did not scale the Deployment to 3"
+    return ()
+
+
+def image_set_again_after_a_correction(harness: Harness, _folder: Path) -> Flags:
+    converged(harness)
+    for image in ("nginx:1.98", "nginx:1.99"):
+        harness.kubectl("set", "image", "deployment/shop", f"app={image}", "-n", harness.namespace)
+        if image == "nginx:1.98":
+            assert harness.driftctl("apply").code == 0
+    return ()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case: its name and how to set it up."""
+
+    name: str
+    setup: Callable[[Harness, Path], Flags]
+
+
+CASES: Sequence[Case] = tuple(
+    Case(function.__name__, function)
+    for function in (
+        env_added_by_kubectl_patch,
+        fields_added_by_kubectl_edit,
+        labels_added_by_kubectl_label,
+        annotation_of_a_controller,
+        webapp_of_another_instance,
+        deployment_made_by_hand,
+        webapp_made_by_hand,
+        replicas_scaled_under_an_ignore_rule,
+        git_change_of_an_ignored_field,
+        image_set_by_an_ignored_manager,
+        git_change_of_a_field_an_ignored_manager_set,
+        replicas_of_an_autoscaler,
+        image_set_again_after_a_correction,
+    )
+)

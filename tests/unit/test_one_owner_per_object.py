@@ -1,0 +1,161 @@
+"""Whose object is it: conflicts, adoption, and what a plan reads to know (nothing more
+when nothing drifted)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.planning.actions import Conflict, Skip, Update, Verb
+from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.lookups import CLUSTER_WIDE, Lookups, Reach, lookups
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.settings import Policy
+from tests.unit.goldens import load_object
+
+STAMP = Stamp("default", "1" * 40, "repo#apps")
+SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
+WEBAPP = ObjectKey(c.KIND, "web", "shop")
+DEPLOYMENT = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
+
+
+def webapp(**labels: str) -> dict[str, Any]:
+    obj = load_object({"$ref": "webapp-shop.json"})
+    obj["metadata"]["labels"] = labels
+    return obj
+
+
+def deployment(controller: dict[str, Any] | None = None, **labels: str) -> dict[str, Any]:
+    obj = load_object({"$ref": "deployment-shop.json"})
+    obj["metadata"]["ownerReferences"] = [controller] if controller else []
+    obj["metadata"]["labels"] = labels
+    return obj
+
+
+def actions(state: LiveState, policy: Policy | None = None) -> dict[ObjectKey, Any]:
+    plan = finish(
+        prepare([SHOP], state, STAMP, policy), {WEBAPP: load_object({"$ref": "webapp-shop.json"})}
+    )
+    return {action.key: action for action in plan.actions}
+
+
+def test_a_webapp_of_another_instance_is_a_conflict_and_its_deployment_left_alone() -> None:
+    state = LiveState.of([], []).with_found([webapp(**{c.INSTANCE_LABEL: "blue"})], [], [])
+
+    got = actions(state)
+
+    assert isinstance(got[WEBAPP], Conflict)
+    assert (
+        got[WEBAPP].reason
+        == f"belongs to instance blue ({c.INSTANCE_LABEL}=blue); never taken over"
+    )
+    assert isinstance(got[DEPLOYMENT], Skip)
+    plan = finish(prepare([SHOP], state, STAMP), {})
+    assert plan.declared == ()  # its status is not ours to write
+    assert plan.differs
+    assert not plan.has_changes
+
+
+def test_a_webapp_without_an_instance_label_is_adopted() -> None:
+    state = LiveState.of([], []).with_found([webapp()], [], [])
+
+    prep = prepare([SHOP], state, STAMP)
+
+    [candidate, *_] = prep.candidates
+    assert candidate.key == WEBAPP
+    assert candidate.live is not None
+    assert candidate.notes.reason.startswith("adopted:")
+
+
+def test_a_deployment_not_controlled_by_its_webapp_is_a_conflict_even_with_recreate() -> None:
+    live_webapp = load_object({"$ref": "webapp-shop.json"})
+    by_hand = deployment(app="shop")
+    by_hand["spec"]["selector"] = {"matchLabels": {"app": "shop"}}  # would need a replace
+    other = {"kind": "ReplicaSet", "name": "x", "uid": "u", "controller": True}
+
+    for found, detail in (
+        (by_hand, "no controller"),
+        (deployment(other), "controlled by ReplicaSet/x"),
+    ):
+        state = LiveState.of([live_webapp], []).with_found([], [found], [])
+        got = actions(state, Policy(recreate=True))[DEPLOYMENT]
+        assert isinstance(got, Conflict), got
+        assert detail in got.reason
+        assert got.reason.endswith("never updated, replaced or deleted")
+
+
+def test_a_deployment_controlled_by_its_webapp_is_its_own_even_without_the_label() -> None:
+    live_webapp = load_object({"$ref": "webapp-shop.json"})
+    unlabelled = load_object({"$ref": "deployment-shop.json"})
+    del unlabelled["metadata"]["labels"][c.INSTANCE_LABEL]
+    state = LiveState.of([live_webapp], []).with_found([], [unlabelled], [])
+
+    prep = prepare([SHOP], state, STAMP)
+
+    [candidate] = [cand for cand in prep.candidates if cand.key == DEPLOYMENT]
+    assert candidate.live is unlabelled
+
+
+def test_a_new_webapp_over_a_deployment_made_by_hand_plans_a_conflict_not_a_create() -> None:
+    state = LiveState.of([], []).with_found([], [deployment(app="shop")], [])
+
+    got = finish(prepare([SHOP], state, STAMP), {WEBAPP: None})
+
+    assert [(a.key.kind, a.verb) for a in got.actions] == [
+        (c.KIND, Verb.CREATE),
+        (c.DEPLOYMENT_KIND, Verb.CONFLICT),
+    ]
+
+
+def test_this_instances_deployment_left_by_a_gone_webapp_is_taken_back() -> None:
+    orphan = load_object({"$ref": "deployment-shop.json"})
+
+    got = finish(prepare([SHOP], LiveState.of([], [orphan]), STAMP), {WEBAPP: None})
+
+    assert isinstance(got.actions[1], Update)
+    assert got.actions[1].owner == WEBAPP
+
+
+def test_nothing_more_is_read_when_nothing_drifted() -> None:
+    live = LiveState.of(
+        [load_object({"$ref": "webapp-shop.json"})], [load_object({"$ref": "deployment-shop.json"})]
+    )
+
+    assert lookups([SHOP], live, c.FIELD_MANAGER) == Lookups()
+
+
+def test_a_missing_object_lists_its_namespace_and_moved_replicas_the_autoscalers() -> None:
+    scaled = load_object({"$ref": "deployment-shop.json"})
+    scaled["spec"]["replicas"] = 5
+    blog = WebApp("blog", "news", WebAppSpec("ghost:5", 1))
+    live = LiveState.of([load_object({"$ref": "webapp-shop.json"})], [scaled])
+
+    news = Reach(("news",))
+    assert lookups([SHOP, blog], live, c.FIELD_MANAGER) == Lookups(news, news, True)
+
+
+def test_past_a_few_namespaces_one_cluster_wide_list_is_cheaper() -> None:
+    apps = [WebApp("a", f"ns-{i}", WebAppSpec("x", 1)) for i in range(CLUSTER_WIDE + 1)]
+
+    needed = lookups(apps, LiveState.of([], []), c.FIELD_MANAGER)
+
+    assert needed.webapps == needed.deployments == Reach((), everywhere=True)
+
+
+def test_the_autoscalers_say_which_deployment_each_scales() -> None:
+    hpa: dict[str, Any] = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "shop-hpa", "namespace": "web"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "shop"}},
+    }
+    other = copy.deepcopy(hpa)
+    other["spec"]["scaleTargetRef"]["kind"] = "StatefulSet"
+
+    state = LiveState.of([], []).with_found([], [], [hpa, other])
+
+    assert state.autoscalers == {("web", "shop"): "HorizontalPodAutoscaler/web/shop-hpa"}
