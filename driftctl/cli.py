@@ -48,15 +48,17 @@ from driftctl.settings import (
     FAIL_ON,
     Check,
     Cluster,
+    GitAuth,
     Lock,
     Metrics,
     Policy,
     SavedPlanUse,
     Shard,
     Source,
+    namespace_list,
 )
 from driftctl.shell.apply import Progress
-from driftctl.shell.git_source import secrets_of
+from driftctl.shell.git_source import TOKEN_ENV, secrets_of
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"
@@ -147,8 +149,25 @@ source_flags = stacked(
         is_flag=True,
         help="Skip documents of other kinds with a warning instead of refusing them.",
     ),
+    flag(
+        "git-token-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="File holding a token for an https:// repository (in a Pod: a Secret's file). "
+        f"Or set {TOKEN_ENV}.",
+    ),
+    flag(
+        "git-ssh-key-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="SSH private key for an ssh:// repository; needs --git-known-hosts-file.",
+    ),
+    flag(
+        "git-known-hosts-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="known_hosts file: the only host keys ssh accepts (others are refused).",
+    ),
 )
-"""--path, --cache-dir, --namespace, --skip-unknown-kinds (with --repo and maybe --ref)."""
+"""--path, --cache-dir, --namespace, --skip-unknown-kinds and the Git credential files
+(with --repo and maybe --ref)."""
 
 
 def _style() -> Style:
@@ -171,6 +190,9 @@ def validate(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     output: str,
 ) -> None:
     """Check the desired state in Git without a cluster.
@@ -179,7 +201,8 @@ def validate(
     against the CRD schema, Kubernetes naming rules and duplicates. Exit 0 when valid, 3 with
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
-    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
     report = offline.validate_source(source, os.environ)
     if output == "json":
         click.echo(offline_render.validation_json(report), nl=False)
@@ -209,6 +232,9 @@ def diff(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     output: str,
 ) -> None:
     """Show how the desired state changes between two commits, without a cluster.
@@ -218,7 +244,8 @@ def diff(
     different, 3 when either side is invalid (the message says which), 4 when Git cannot be
     read.
     """
-    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds, auth)
     report = offline.diff_sources(source.at(base), source.at(head), os.environ)
     if output == "json":
         click.echo(offline_render.diff_json(report), nl=False)
@@ -257,8 +284,15 @@ cluster_flags = stacked(
         default=4,
         help="Objects sent to the API server at once.",
     ),
+    flag(
+        "target-namespaces",
+        metavar="NS[,NS...]",
+        help="Read and write only these namespaces (for namespace-scoped RBAC); a WebApp "
+        "declared elsewhere is refused (default: the whole cluster).",
+    ),
 )
-"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
+--target-namespaces."""
 
 policy_flags = stacked(
     flag(
@@ -440,12 +474,16 @@ class JsonLog:
 Log = TextLog | JsonLog
 
 
-def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
+def _log(
+    log_format: str, instance: str, shard: tuple[int, int], repo: str, token_file: Path | None
+) -> Log:
     """The log a cluster command writes, as --log-format asks."""
     if log_format == "text":
         return TextLog(_style())
     index, count = shard
-    context = log_render.LogContext(instance, index, count, secrets=secrets_of(repo, os.environ))
+    context = log_render.LogContext(
+        instance, index, count, secrets=secrets_of(repo, os.environ, token_file)
+    )
     return JsonLog(context)
 
 
@@ -474,12 +512,16 @@ def plan(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -502,10 +544,12 @@ def plan(
     resourceVersion of each object, for `apply --plan FILE`. Exit 0 when the cluster equals
     Git, 1 when it differs, 2/3/4 on errors.
     """
-    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    log = _log(log_format, instance, (shard_index, shard_count), repo, git_token_file)
     with log.run("plan"):
-        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
+        scope = namespace_list(target_namespaces)
+        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency, scope)
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
@@ -564,12 +608,16 @@ def apply(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -596,12 +644,14 @@ def apply(
     live uid or resourceVersion moved since is planned again: it proceeds when its action
     and patch are unchanged, and is refused (exit 5) otherwise.
     """
-    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    log = _log(log_format, instance, (shard_index, shard_count), repo, git_token_file)
     with log.run("apply"):
         if plan is not None:
             SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS))
-        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
+        scope = namespace_list(target_namespaces)
+        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency, scope)
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
@@ -733,12 +783,14 @@ def unlock(
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     shard_count: int,
     shard_index: int,
     lock_namespace: str | None,
 ) -> None:
     """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    scope = namespace_list(target_namespaces)
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency, scope)
     shard = Shard(shard_index, shard_count)
     unlocked = run.unlock(
         cluster, Lock(lock_namespace), shard=shard, notice=TextLog(_style()).retry

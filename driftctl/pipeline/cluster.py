@@ -26,8 +26,9 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode
+from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
@@ -61,11 +62,19 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
     return Kube(api, Deadline(cluster.timeout), notice=notice)
 
 
+def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
+    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)."""
+    problems = list(out_of_scope(desired.webapps, cluster.namespaces))
+    if problems:
+        raise InvalidDesiredState(problems)
+    return desired
+
+
 def make_plan(
     kube: Kube, desired: DesiredState, cluster: Cluster, policy: Policy, shard: Shard = WHOLE
 ) -> tuple[Plan, LiveState]:
     """Live state, local decisions, dry-runs of the candidates, exact plan (of one shard)."""
-    live = read_live(kube, cluster.instance).within(shard)
+    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces).within(shard)
     stamp = Stamp.of(desired, cluster.instance)
     preparation = prepare(desired.webapps, live, stamp, policy, cluster.field_manager, shard=shard)
     results = dry_run(kube, preparation.candidates, cluster.field_manager, cluster.concurrency)
@@ -84,7 +93,7 @@ def plan(
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
     the plan is also saved there for `apply --plan`."""
-    desired = load_desired(source, environ)
+    desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     made, live = make_plan(open_cluster(cluster, notice), desired, cluster, policy, shard)
@@ -165,9 +174,10 @@ def _carry_out(
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
-        desired = load_desired(source, environ)  # bad input stops before any request
+        desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
     else:
         saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
+        desired = in_scope(desired, cluster)
     kube = open_cluster(cluster, notice)
     run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
     run_lock.acquire(lock.timeout)

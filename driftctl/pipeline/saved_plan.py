@@ -93,7 +93,7 @@ def replan(
     kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
 ) -> tuple[Plan, LiveState]:
     """The saved plan, each object that moved since checked again (a dry-run each)."""
-    live = read_live(kube, cluster.instance).within(shard)
+    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces).within(shard)
     stamp = Stamp.of(desired, cluster.instance)
     manager = cluster.field_manager
     preparation = prepare(desired.webapps, live, stamp, saved.policy, manager, shard=shard)

@@ -217,25 +217,28 @@ class Kube:
         return answer.status, headers, _parse(answer.data)
 
     def list_all(
-        self, kind: Kind, selector: str, page_size: int = PAGE_SIZE
+        self, kind: Kind, selector: str, page_size: int = PAGE_SIZE, namespace: str | None = None
     ) -> list[dict[str, Any]]:
-        """Every object of a kind matching a selector, page by page.
+        """Every object of a kind matching a selector (in one namespace, or all), page by page.
 
         A continue token expires when etcd compacts (410 Gone): the list starts over, once,
         rather than mixing pages from two moments.
         """
         try:
-            return self._pages(kind, selector, page_size)
+            return self._pages(kind, selector, page_size, namespace)
         except ApiError as failed:
             if failed.status != GONE:
                 raise
-            return self._pages(kind, selector, page_size)
+            return self._pages(kind, selector, page_size, namespace)
 
-    def _pages(self, kind: Kind, selector: str, page_size: int) -> list[dict[str, Any]]:
+    def _pages(
+        self, kind: Kind, selector: str, page_size: int, namespace: str | None
+    ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            page = read_page(self.send(list_page(kind, selector, token, page_size)), kind)
+            request = list_page(kind, selector, token, page_size, namespace)
+            page = read_page(self.send(request), kind)
             items += page.items
             if page.continue_token is None:
                 return items

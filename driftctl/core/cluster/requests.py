@@ -70,13 +70,18 @@ def _ref(manifest: Mapping[str, Any]) -> tuple[Kind, str, str]:
 
 
 def list_page(
-    kind: Kind, selector: str, continue_token: str | None = None, page_size: int = PAGE_SIZE
+    kind: Kind,
+    selector: str,
+    continue_token: str | None = None,
+    page_size: int = PAGE_SIZE,
+    namespace: str | None = None,
 ) -> Request:
-    """One page of a cluster-wide LIST limited by a label selector."""
+    """One page of a LIST limited by a label selector: cluster-wide, or in one namespace."""
     query: list[tuple[str, str]] = [("labelSelector", selector), ("limit", str(page_size))]
     if continue_token:
         query.append(("continue", continue_token))
-    return Request("GET", kind.collection(), tuple(query), what=f"list {kind.plural}")
+    what = f"list {kind.plural}" + (f" in namespace {namespace}" if namespace else "")
+    return Request("GET", kind.collection(namespace), tuple(query), what=what)
 
 
 def apply(
