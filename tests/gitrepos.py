@@ -5,17 +5,23 @@ driftctl at the folder, at a file:// URL, at `git daemon` (git://), at `git http
 behind a small HTTP server that demands a token, or at OpenSSH's sshd (ssh://) with a
 host key and an authorized key of the test's own. Inherited GIT_* variables are dropped so
 a developer's or CI's settings cannot leak in.
+
+`python -m tests.gitrepos serve-http ROOT --token-file FILE` runs the token-checking
+server on its own (make demo): it prints its URL, then serves until it is stopped.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import contextlib
 import getpass
 import http.server
 import os
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -284,3 +290,26 @@ def ssh_git_server(folder: Path) -> Iterator[SshServer]:
         process.terminate()
         process.wait(timeout=10)
         log.close()
+
+
+def serve_http(argv: list[str]) -> int:
+    """`serve-http ROOT --token-file FILE [--username NAME]`: until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(prog="python -m tests.gitrepos serve-http")
+    parser.add_argument("root", type=Path, help="folder of the repositories served")
+    parser.add_argument("--token-file", type=Path, required=True)
+    parser.add_argument("--username", default="x-access-token")
+    args = parser.parse_args(argv)
+    token = args.token_file.read_text().strip()
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    with http_git_server(args.root, args.username, token) as (base, _seen):
+        print(base, flush=True)
+        stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["serve-http"]:
+        sys.exit("usage: python -m tests.gitrepos serve-http ROOT --token-file FILE")
+    sys.exit(serve_http(sys.argv[2:]))

@@ -121,7 +121,7 @@ def test_the_driftctl_image_runs_driftctl_as_65532_and_holds_no_compiler_or_pip(
     assert isinstance(runs, dict)
     assert runs["User"] == f"{USER_ID}:{USER_ID}"
     assert runs["Entrypoint"] == ["/opt/driftctl/bin/driftctl"]
-    assert {"opt/driftctl/bin/driftctl", "usr/bin/git", "usr/bin/python3"} <= files
+    assert {"opt/driftctl/bin/driftctl", "usr/bin/git", "usr/bin/ssh", "usr/bin/python3"} <= files
     compilers = {"usr/bin/gcc", "usr/bin/cc", "usr/bin/c++", "usr/bin/x86_64-linux-gnu-gcc"}
     assert not files & compilers
     assert not {name for name in files if name.startswith("opt/driftctl/bin/pip")}
