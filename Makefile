@@ -33,7 +33,7 @@ bench: $(INSTALLED) controlplane
 	$(BIN)/python -m benchmarks.bench_validate
 	$(BIN)/python -m benchmarks.bench_cluster
 
-demo: $(INSTALLED) controlplane
+demo: $(INSTALLED) controlplane node
 	bash examples/demo.sh
 
 controlplane:
