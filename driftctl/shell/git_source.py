@@ -207,11 +207,12 @@ def _ssh_command(url: RepoUrl, auth: GitAuth) -> str:
     for path, name in ((auth.ssh_key_file, "ssh-key"), (auth.known_hosts_file, "known-hosts")):
         if path is not None and not _readable(path):
             raise SourceError(f"cannot read {path} (--git-{name}-file)")
+    # Absolute: git runs ssh in the cache repository, not where driftctl was started.
     argv = ["ssh"]
     if auth.ssh_key_file is not None:
-        argv += ["-i", str(auth.ssh_key_file), "-o", "IdentitiesOnly=yes"]
+        argv += ["-i", str(auth.ssh_key_file.absolute()), "-o", "IdentitiesOnly=yes"]
     if auth.known_hosts_file is not None:
-        argv += ["-o", f"UserKnownHostsFile={auth.known_hosts_file}"]
+        argv += ["-o", f"UserKnownHostsFile={auth.known_hosts_file.absolute()}"]
         argv += ["-o", "GlobalKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=yes"]
     return shlex.join([*argv, "-o", "BatchMode=yes"])
 

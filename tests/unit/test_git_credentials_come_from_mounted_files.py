@@ -202,6 +202,21 @@ def test_an_ssh_key_with_known_hosts_fetches_over_ssh_and_nothing_is_written_to_
     assert_nowhere(private_key.splitlines()[1], ran.out + ran.err, cache, recorded_argv)
 
 
+def test_relative_ssh_key_and_known_hosts_paths_are_read_from_where_driftctl_runs(
+    served: Repo,
+    sshd: SshServer,
+    tmp_path: Path,
+    driftctl: Driftctl,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(sshd.known_hosts.parent)  # git itself runs ssh in the cache repository
+    flags = ssh_flags(Path(sshd.client_key.name), Path(sshd.known_hosts.name))
+
+    ran = driftctl(validate(f"{sshd.base}{served.path}", tmp_path / "cache", *flags))
+
+    assert ran.code == 0, ran.err
+
+
 SSH_REFUSALS = {"host key": "Host key verification failed", "client key": "Permission denied"}
 
 
