@@ -4,7 +4,8 @@
 `essential` variant plus python3, git, OpenSSH's client for ssh:// repositories and CA
 certificates), a virtual environment at /opt/driftctl holding driftctl's wheel and its
 dependencies (installed from the package index by the image's own Python, inside the root
-file system), the user 65532 and the entrypoint `driftctl`. No compiler, no pip, no package lists, no docs or man pages.
+file system), the user 65532 and the entrypoint `driftctl`. No compiler, no pip, no package
+lists, no docs or man pages.
 
 Debian comes from the mirror this machine's own apt sources name, so nothing here names
 a host. The tarball is cached by its inputs (image/cache.py): the package's source files,
