@@ -58,7 +58,7 @@ from driftctl.settings import (
     namespace_list,
 )
 from driftctl.shell.apply import Progress
-from driftctl.shell.git_source import TOKEN_ENV, secrets_of
+from driftctl.shell.git_auth import TOKEN_ENV, secrets_of
 
 F = TypeVar("F", bound=Callable[..., object])
 ENV_PREFIX = "DRIFTCTL_"

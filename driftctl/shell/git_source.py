@@ -11,28 +11,22 @@ Three ways in, one value out (a core.source.tree.Snapshot):
 git runs with a clean environment: inherited GIT_* variables dropped (GIT_DIR would point
 it at another repository), no terminal prompts, only the URL's own protocol allowed, a
 stalled transfer aborted. Credentials reach git through environment variables scoped to
-the URL's host, never through the URL or git's argv, so they are never written to the
-cache's config and never appear in git's messages or a process list. A token comes from
-DRIFTCTL_GIT_TOKEN, from `--git-token-file` (a Secret's file in a Pod) or from the URL; an
-SSH key and its known_hosts file become the GIT_SSH_COMMAND git runs ssh with: that key
-only, that known_hosts only, no prompt, and a host key it does not list is refused. This
+the URL's host (shell.git_auth), never through the URL or git's argv, so they are never
+written to the cache's config and never appear in git's messages or a process list. This
 module decides nothing about what is read: the core says which files to read
 (tree.should_read) and what is refused.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import hashlib
 import re
-import shlex
 import stat
 import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from driftctl.core.source.repo_url import Credentials, RepoUrl, is_url, parse_repo_url, redact_text
+from driftctl.core.source.repo_url import RepoUrl, is_url, parse_repo_url, redact_text
 from driftctl.core.source.tree import (
     Snapshot,
     TreeEntry,
@@ -43,11 +37,9 @@ from driftctl.core.source.tree import (
     should_read,
 )
 from driftctl.errors import SourceError, UsageError
-from driftctl.settings import GitAuth, Source
+from driftctl.settings import Source
+from driftctl.shell.git_auth import authenticate
 
-TOKEN_ENV = "DRIFTCTL_GIT_TOKEN"
-USERNAME_ENV = "DRIFTCTL_GIT_USERNAME"
-DEFAULT_USERNAME = "x-access-token"  # accepted with a token by the common Git hosts
 KEPT_GIT_ENV = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")  # the SSH setup git already uses
 FETCH_TIMEOUT_SECONDS = 600
 # What git adds after every failed remote: it would push the reason (ssh's own line, such
@@ -158,126 +150,9 @@ def git_environment(environ: Mapping[str, str], url: RepoUrl | None = None) -> d
     return env
 
 
-def _credentials(url: RepoUrl, environ: Mapping[str, str], auth: GitAuth) -> Credentials | None:
-    token = _token(environ, auth)
-    if token:
-        return Credentials(environ.get(USERNAME_ENV) or DEFAULT_USERNAME, token)
-    return url.credentials
-
-
-def _token(environ: Mapping[str, str], auth: GitAuth) -> str | None:
-    """The token from DRIFTCTL_GIT_TOKEN or --git-token-file (not both), or None."""
-    if auth.token_file is None:
-        return environ.get(TOKEN_ENV) or None
-    if environ.get(TOKEN_ENV):
-        raise UsageError(f"{TOKEN_ENV} and --git-token-file cannot be used together: give one")
-    return read_token_file(auth.token_file)
-
-
-def read_token_file(path: Path) -> str:
-    """The token in `path`, without the line end `kubectl create secret --from-file` keeps."""
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as unreadable:
-        reason = getattr(unreadable, "strerror", None) or "not UTF-8 text"
-        raise SourceError(
-            f"cannot read the Git token file {path} (--git-token-file): {reason}",
-            hint="in a cluster, create the Secret it is mounted from (README: Running it in "
-            "a cluster), or leave --git-token-file out for a public repository",
-        ) from None
-    if not token:
-        raise SourceError(f"the Git token file {path} (--git-token-file) is empty")
-    return token
-
-
-def _ssh_command(url: RepoUrl, auth: GitAuth) -> str:
-    """GIT_SSH_COMMAND for the SSH key and known_hosts of `auth`: nothing else is used.
-
-    The key file is handed to ssh by its path (ssh reads it; driftctl never does).
-    StrictHostKeyChecking=yes with the given known_hosts (and no global one) refuses every
-    host key the file does not list, and never writes to the file; BatchMode makes a key
-    with a passphrase fail at once instead of asking.
-    """
-    if url.scheme not in ("ssh", "scp"):
-        raise SourceError(
-            "--git-ssh-key-file and --git-known-hosts-file work only with ssh:// and "
-            f"user@host:path URLs, not {url.scheme}://",
-            hint="for https, use a token (--git-token-file)",
-        )
-    for path, name in ((auth.ssh_key_file, "ssh-key"), (auth.known_hosts_file, "known-hosts")):
-        if path is not None and not _readable(path):
-            raise SourceError(f"cannot read {path} (--git-{name}-file)")
-    # Absolute: git runs ssh in the cache repository, not where driftctl was started.
-    argv = ["ssh"]
-    if auth.ssh_key_file is not None:
-        argv += ["-i", str(auth.ssh_key_file.absolute()), "-o", "IdentitiesOnly=yes"]
-    if auth.known_hosts_file is not None:
-        argv += ["-o", f"UserKnownHostsFile={auth.known_hosts_file.absolute()}"]
-        argv += ["-o", "GlobalKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=yes"]
-    return shlex.join([*argv, "-o", "BatchMode=yes"])
-
-
-def _readable(path: Path) -> bool:
-    try:
-        with path.open("rb"):
-            return True
-    except OSError:
-        return False
-
-
-def secrets_of(
-    repo: str, environ: Mapping[str, str], token_file: Path | None = None
-) -> tuple[str, ...]:
-    """Every secret a run may hold for `repo`: the token (from the environment or its file)
-    or URL password, and the header value git is given. For a last redaction of what a run
-    logs; nothing is fetched, and a token file that cannot be read adds nothing."""
-    found: list[Credentials] = []
-    username = environ.get(USERNAME_ENV) or DEFAULT_USERNAME
-    token = environ.get(TOKEN_ENV)
-    if token:
-        found.append(Credentials(username, token))
-    if token_file is not None:
-        with contextlib.suppress(SourceError):  # reported when the run reads it
-            found.append(Credentials(username, read_token_file(token_file)))
-    if is_url(repo):
-        try:
-            in_url = parse_repo_url(repo).credentials
-        except SourceError:
-            in_url = None  # refused before any credential is used
-        found += [in_url] if in_url else []
-    return tuple(
-        secret for credentials in found for secret in (credentials.secret, _basic(credentials))
-    )
-
-
-def _basic(credentials: Credentials) -> str:
-    """The base64 `user:secret` of an HTTP Basic Authorization header."""
-    return base64.b64encode(f"{credentials.username}:{credentials.secret}".encode()).decode()
-
-
-def _with_credentials(env: dict[str, str], url: RepoUrl, credentials: Credentials) -> str:
-    """Adds an Authorization header for the URL's host only; returns the header's secret part."""
-    if url.scheme not in ("https", "http"):
-        raise SourceError(
-            f"a token ({TOKEN_ENV}, --git-token-file or user:password in the URL) works only "
-            "with https://",
-            hint="for ssh, use an SSH key (--git-ssh-key-file) or agent",
-        )
-    encoded = _basic(credentials)
-    env["GIT_CONFIG_COUNT"] = "1"
-    env["GIT_CONFIG_KEY_0"] = f"http.{url.origin}.extraHeader"
-    env["GIT_CONFIG_VALUE_0"] = f"Authorization: Basic {encoded}"
-    return encoded
-
-
 def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str, str]) -> Snapshot:
     env = git_environment(environ, url)
-    secrets: tuple[str, ...] = ()
-    credentials = _credentials(url, environ, request.auth)
-    if credentials is not None:
-        secrets = (credentials.secret, _with_credentials(env, url, credentials))
-    if request.auth.uses_ssh:
-        env["GIT_SSH_COMMAND"] = _ssh_command(url, request.auth)
+    secrets = authenticate(env, url, environ, request.auth)
     cache = _cache_repository(url, request.cache_dir or default_cache_dir(environ), env)
     git = _Git(cache, env, secrets)
     sha = _fetch(git, url, request.ref)

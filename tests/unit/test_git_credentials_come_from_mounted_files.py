@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from driftctl.shell.git_source import secrets_of
+from driftctl.shell.git_auth import secrets_of
 from tests.clirun import Ran, run_driftctl
 from tests.gitrepos import Repo, SshServer, http_git_server, ssh_git_server, webapp
 
