@@ -91,7 +91,8 @@ def stop_the_cronjob_and_release_finalizers(kubectl: Kubectl) -> str:
     """Steps 1 and 2 of the README's uninstall; what the script printed."""
     kubectl("delete", "cronjob", "driftctl", "-n", NAMESPACE, "--cascade=foreground")
     env = {"KUBECTL": kubectl.argv[0], "KUBECONFIG": str(kubectl.kubeconfig)}
-    env["PATH"] = "/usr/bin:/bin"
+    # A HOME of its own: without one, kubectl keeps its cache in the working directory.
+    env.update(PATH="/usr/bin:/bin", HOME=str(kubectl.kubeconfig.parent))
     released = subprocess.run(
         ["bash", str(CRONJOB / "release-finalizers.sh"), c.DEFAULT_INSTANCE],
         env=env, capture_output=True, text=True, check=False,
