@@ -711,12 +711,16 @@ def check(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -736,8 +740,10 @@ def check(
     1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
     cannot be read.
     """
-    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds, auth)
+    scope = namespace_list(target_namespaces)
+    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency, scope)
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
     settings = Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=offline)
     report = pre_merge.check(
