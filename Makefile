@@ -1,8 +1,9 @@
 # The two entry points: `make test` and `make demo`. Each does all of its own set-up:
 # a virtual environment with the project and its test extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
-# into ~/.cache/driftctl when that cache is missing, and the Prometheus Pushgateway the
-# metrics tests push to (Debian's prometheus-pushgateway) when it is not installed.
+# into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
+# metrics tests push to (Debian's prometheus-pushgateway) and the sshd the Git source's SSH
+# tests fetch from (Debian's openssh-server) when they are not installed.
 # `make test` also sets up a node for tests/node (as root): its packages, kubelet and
 # kube-scheduler, and the driftctl image.
 
@@ -11,12 +12,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint unit integration bench controlplane pushgateway node venv clean
+.PHONY: test demo lint unit integration bench controlplane pushgateway sshd node venv clean
 
-test: lint controlplane pushgateway node
+test: lint controlplane pushgateway sshd node
 	$(BIN)/pytest
 
-unit: $(INSTALLED)
+unit: $(INSTALLED) sshd
 	$(BIN)/pytest tests/unit
 
 integration: $(INSTALLED) controlplane pushgateway
@@ -32,7 +33,7 @@ bench: $(INSTALLED) controlplane
 	$(BIN)/python -m benchmarks.bench_validate
 	$(BIN)/python -m benchmarks.bench_cluster
 
-demo: $(INSTALLED) controlplane
+demo: $(INSTALLED) controlplane node
 	bash examples/demo.sh
 
 controlplane:
@@ -40,6 +41,9 @@ controlplane:
 
 pushgateway:
 	bash tests/pushgateway/install.sh >/dev/null
+
+sshd:
+	bash tests/sshd/install.sh >/dev/null
 
 # Each step costs nothing once done. Not root (and not CI): the node tests skip instead.
 node: $(INSTALLED) controlplane

@@ -40,13 +40,16 @@ from driftctl.settings import (
     Check,
     Cluster,
     Drift,
+    GitAuth,
     Lock,
     Metrics,
     Policy,
     SavedPlanUse,
     Shard,
     Source,
+    namespace_list,
 )
+from driftctl.shell.git_auth import TOKEN_ENV
 
 if TYPE_CHECKING:
     from driftctl.core.planning.actions import Plan
@@ -151,8 +154,25 @@ source_flags = stacked(
         is_flag=True,
         help="Skip documents of other kinds with a warning instead of refusing them.",
     ),
+    flag(
+        "git-token-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="File holding a token for an https:// repository (in a Pod: a Secret's file). "
+        f"Or set {TOKEN_ENV}.",
+    ),
+    flag(
+        "git-ssh-key-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="SSH private key for an ssh:// repository; needs --git-known-hosts-file.",
+    ),
+    flag(
+        "git-known-hosts-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="known_hosts file: the only host keys ssh accepts (others are refused).",
+    ),
 )
-"""--path, --cache-dir, --namespace, --skip-unknown-kinds (with --repo and maybe --ref)."""
+"""--path, --cache-dir, --namespace, --skip-unknown-kinds and the Git credential files
+(with --repo and maybe --ref)."""
 
 
 def _style() -> Style:
@@ -175,6 +195,9 @@ def validate(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     output: str,
 ) -> None:
     """Check the desired state in Git without a cluster.
@@ -183,10 +206,11 @@ def validate(
     against the CRD schema, Kubernetes naming rules and duplicates. Exit 0 when valid, 3 with
     every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
     """
-    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
     from driftctl.pipeline import offline
     from driftctl.render import offline as offline_render
 
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
     report = offline.validate_source(source, os.environ)
     if output == "json":
         click.echo(offline_render.validation_json(report), nl=False)
@@ -216,6 +240,9 @@ def diff(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     output: str,
 ) -> None:
     """Show how the desired state changes between two commits, without a cluster.
@@ -225,10 +252,11 @@ def diff(
     different, 3 when either side is invalid (the message says which), 4 when Git cannot be
     read.
     """
-    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
     from driftctl.pipeline import offline
     from driftctl.render import offline as offline_render
 
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds, auth)
     report = offline.diff_sources(source.at(base), source.at(head), os.environ)
     if output == "json":
         click.echo(offline_render.diff_json(report), nl=False)
@@ -268,8 +296,15 @@ cluster_flags = stacked(
         help="WebApps worked on at once (each its WebApp, then its Deployment, then its "
         "status): requests in flight.",
     ),
+    flag(
+        "target-namespaces",
+        metavar="NS[,NS...]",
+        help="Read and write only these namespaces (for namespace-scoped RBAC); a WebApp "
+        "declared elsewhere is refused (default: the whole cluster).",
+    ),
 )
-"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency."""
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
+--target-namespaces."""
 
 policy_flags = stacked(
     flag(
@@ -525,18 +560,22 @@ class JsonLog:
 Log = TextLog | JsonLog
 
 
-def _log(log_format: str, instance: str, shard: tuple[int, int], repo: str) -> Log:
+def _log(
+    log_format: str, instance: str, shard: tuple[int, int], repo: str, token_file: Path | None
+) -> Log:
     """The log a cluster command writes, as --log-format asks."""
     from driftctl.render import log as log_render
     from driftctl.render.progress import progress_line
-    from driftctl.shell.git_source import secrets_of
+    from driftctl.shell.git_auth import secrets_of
     from driftctl.shell.terminal import TerminalProgress
 
     if log_format == "text":
         terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
         return TextLog(_style(), terminal)
     index, count = shard
-    context = log_render.LogContext(instance, index, count, secrets=secrets_of(repo, os.environ))
+    context = log_render.LogContext(
+        instance, index, count, secrets=secrets_of(repo, os.environ, token_file)
+    )
     return JsonLog(context)
 
 
@@ -572,12 +611,16 @@ def plan(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -608,10 +651,14 @@ def plan(
     from driftctl.pipeline import cluster as run
     from driftctl.render import plan as plan_render
 
-    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    log = _log(log_format, instance, (shard_index, shard_count), repo, git_token_file)
     with log.run("plan"):
-        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
-        cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+        auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
+        scope = namespace_list(target_namespaces)
+        cluster = Cluster(
+            kubeconfig, context, instance, field_manager, timeout, concurrency, namespaces=scope
+        )
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
         )
@@ -692,12 +739,16 @@ def apply(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -731,13 +782,22 @@ def apply(
     from driftctl.pipeline import cluster as run
     from driftctl.render import plan as plan_render
 
-    log = _log(log_format, instance, (shard_index, shard_count), repo)
+    log = _log(log_format, instance, (shard_index, shard_count), repo, git_token_file)
     with log.run("apply"):
         if plan is not None:
             SavedPlanUse(plan, _given(ctx, "ref", *POLICY_FLAGS, *DRIFT_FLAGS))
-        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds)
+        auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+        source = Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
+        scope = namespace_list(target_namespaces)
         cluster = Cluster(
-            kubeconfig, context, instance, field_manager, timeout, concurrency, max_events
+            kubeconfig,
+            context,
+            instance,
+            field_manager,
+            timeout,
+            concurrency,
+            max_events=max_events,
+            namespaces=scope,
         )
         policy = Policy.of(
             prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate
@@ -803,12 +863,16 @@ def check(
     cache_dir: Path | None,
     namespace: str,
     skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
     kubeconfig: str | None,
     context: str | None,
     instance: str,
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     prune: bool,
     allow_empty: bool,
     max_prune: str | None,
@@ -834,8 +898,12 @@ def check(
     from driftctl.pipeline import check as pre_merge
     from driftctl.render import check as check_render
 
-    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds)
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    source = Source(repo, None, path, cache_dir, namespace, skip_unknown_kinds, auth)
+    scope = namespace_list(target_namespaces)
+    cluster = Cluster(
+        kubeconfig, context, instance, field_manager, timeout, concurrency, namespaces=scope
+    )
     policy = Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate)
     settings = Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=offline)
     drift = Drift.of(
@@ -886,6 +954,7 @@ def unlock(
     field_manager: str,
     timeout: float,
     concurrency: int,
+    target_namespaces: str | None,
     shard_count: int,
     shard_index: int,
     lock_namespace: str | None,
@@ -894,7 +963,10 @@ def unlock(
     from driftctl.pipeline import cluster as run
     from driftctl.render import plan as plan_render
 
-    cluster = Cluster(kubeconfig, context, instance, field_manager, timeout, concurrency)
+    scope = namespace_list(target_namespaces)
+    cluster = Cluster(
+        kubeconfig, context, instance, field_manager, timeout, concurrency, namespaces=scope
+    )
     shard = Shard(shard_index, shard_count)
     unlocked = run.unlock(
         cluster, Lock(lock_namespace), shard=shard, notice=TextLog(_style()).retry

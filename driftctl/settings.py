@@ -6,6 +6,8 @@ parses a flag again. A value that cannot work raises UsageError here, before Git
 cluster is touched. Pure: no environment, no files.
 
 - `Source`: where the desired state is read and how documents are validated;
+- `GitAuth`: which files hold the Git credentials (in a Pod, mounted from a Secret); the
+  files themselves are read by shell.git_source, never here;
 - `Cluster`: how to reach the cluster, which objects are this instance's, and how hard a
   run may press on it (requests in flight, Events recorded);
 - `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
@@ -39,6 +41,39 @@ _MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
 
 
 @dataclass(frozen=True)
+class GitAuth:
+    """Where the Git credentials are: file paths only, never their contents.
+
+    A token (`--git-token-file`) is for https:// URLs; an SSH key (`--git-ssh-key-file`)
+    with the hosts it may trust (`--git-known-hosts-file`) is for ssh:// and scp-like
+    URLs. A host key is only ever trusted from that file: an SSH key without one is refused,
+    so a run can never accept a host key nobody gave it.
+    """
+
+    token_file: Path | None = None
+    ssh_key_file: Path | None = None
+    known_hosts_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.token_file is not None and self.ssh_key_file is not None:
+            raise UsageError(
+                "--git-token-file and --git-ssh-key-file cannot be used together",
+                hint="a token is for https:// URLs, an SSH key for ssh:// URLs: give one",
+            )
+        if self.ssh_key_file is not None and self.known_hosts_file is None:
+            raise UsageError(
+                "--git-ssh-key-file needs --git-known-hosts-file",
+                hint="driftctl trusts only the host keys it is given: pass a known_hosts file "
+                "(ssh-keyscan HOST, checked by hand)",
+            )
+
+    @property
+    def uses_ssh(self) -> bool:
+        """Whether ssh is to be run with these files rather than its own set-up."""
+        return self.ssh_key_file is not None or self.known_hosts_file is not None
+
+
+@dataclass(frozen=True)
 class Source:
     """Where the desired state is read, and how its documents are validated."""
 
@@ -48,6 +83,7 @@ class Source:
     cache_dir: Path | None = None  # None: ~/.cache/driftctl/repos
     namespace: str = c.DEFAULT_NAMESPACE  # of WebApps that name none
     skip_unknown_kinds: bool = False
+    auth: GitAuth = GitAuth()
 
     def __post_init__(self) -> None:
         problem = label_problem(self.namespace)
@@ -70,11 +106,18 @@ class Cluster:
     timeout: float = 300.0  # seconds for the whole run, retries included
     concurrency: int = DEFAULT_CONCURRENCY  # WebApps in flight at once
     max_events: int = MAX_EVENTS  # Events one apply records; one summary Event beyond
+    # The only namespaces read and written (a namespace-scoped RBAC); (): the whole cluster.
+    namespaces: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         problem = instance_problem(self.instance)
         if problem is not None:
             raise UsageError(f"--instance {problem}")
+        for namespace in self.namespaces:
+            if problem := label_problem(namespace):
+                raise UsageError(f"--target-namespaces: {namespace!r} {problem}")
+        if len(set(self.namespaces)) != len(self.namespaces):
+            raise UsageError("--target-namespaces names a namespace twice")
         if not self.field_manager or len(self.field_manager) > MAX_FIELD_MANAGER:
             raise UsageError(
                 f"--field-manager must be 1 to {MAX_FIELD_MANAGER} characters, "
@@ -82,6 +125,13 @@ class Cluster:
             )
         if self.max_events < 0:
             raise UsageError(f"--max-events must be 0 or more, got {self.max_events}")
+
+
+def namespace_list(text: str | None) -> tuple[str, ...]:
+    """`--target-namespaces a,b` as a tuple; None or blank: () (the whole cluster)."""
+    if text is None or not text.strip():
+        return ()
+    return tuple(part.strip() for part in text.split(","))
 
 
 def instance_problem(instance: str) -> str | None:

@@ -2,7 +2,10 @@
 
 A tarball's file name carries a digest of its inputs (source files, recipe, versions), so
 a second build of the same inputs costs a stat, and changed inputs never meet a stale
-image. Older tarballs of the same image are removed when a new one is written.
+image. When a new one is written, tarballs of the same image that nobody used for a day
+are removed. Not the others: several checkouts (worktrees) on one machine share this
+cache, each with its own sources, and removing every other tarball made each checkout
+delete the one another had just built, sometimes between its build and its import.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 Input = str | bytes | Path
+UNUSED_SECONDS = 24 * 3600  # a tarball nobody asked for this long is removed
 
 
 def cache_root() -> Path:
@@ -57,10 +62,17 @@ def cached_image(
     stem = _stem(image_name)
     path = folder / f"{stem}-{digest_of(inputs)}.tar"
     if path.exists():
+        path.touch()  # in use: its modification time says when it was last asked for
         return path, False
     folder.mkdir(parents=True, exist_ok=True)
     build(path)
-    for stale in folder.glob(f"{stem}-*.tar"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    remove_unused(folder, stem, keep=path)
     return path, True
+
+
+def remove_unused(folder: Path, stem: str, keep: Path, now: float | None = None) -> None:
+    """Remove the tarballs of one image that nobody asked for in UNUSED_SECONDS."""
+    cutoff = (time.time() if now is None else now) - UNUSED_SECONDS
+    for other in folder.glob(f"{stem}-*.tar"):
+        if other != keep and other.stat().st_mtime < cutoff:
+            other.unlink(missing_ok=True)

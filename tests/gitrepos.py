@@ -1,22 +1,31 @@
 """Real Git repositories in temporary folders, and real Git servers on loopback, for tests.
 
 Git is never mocked: a test writes files, commits them with the real git, and points
-driftctl at the folder, at a file:// URL, at `git daemon` (git://) or at `git http-backend`
-behind a small HTTP server that demands a token. Inherited GIT_* variables are dropped so
+driftctl at the folder, at a file:// URL, at `git daemon` (git://), at `git http-backend`
+behind a small HTTP server that demands a token, or at OpenSSH's sshd (ssh://) with a
+host key and an authorized key of the test's own. Inherited GIT_* variables are dropped so
 a developer's or CI's settings cannot leak in.
+
+`python -m tests.gitrepos serve-http ROOT --token-file FILE` runs the token-checking
+server on its own (make demo): it prints its URL, then serves until it is stopped.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import contextlib
+import getpass
 import http.server
 import os
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 WEBAPP = """\
@@ -103,7 +112,7 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError("git daemon exited at start")
+            raise RuntimeError(f"{process.args!r} exited at start")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
             return
         time.sleep(0.05)
@@ -208,3 +217,99 @@ def http_git_server(root: Path, username: str, token: str) -> Iterator[tuple[str
     finally:
         server.shutdown()
         server.server_close()
+
+
+SSHD = Path("/usr/sbin/sshd")  # tests/sshd/install.sh installs it when missing
+
+
+@dataclass(frozen=True)
+class SshServer:
+    """sshd on loopback: the URL prefix of its repositories, a client key it accepts, and a
+    known_hosts file naming its host key (and `other_known_hosts`, naming another key)."""
+
+    base: str  # ssh://user@127.0.0.1:port
+    client_key: Path
+    known_hosts: Path
+    other_known_hosts: Path
+
+
+def _keypair(path: Path) -> str:
+    """A new ed25519 key without passphrase at `path`; returns the public key line."""
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    return path.with_suffix(".pub").read_text().strip()
+
+
+def _sshd_config(folder: Path, port: int, host_key: Path, user: str) -> Path:
+    config = folder / "sshd_config"
+    config.write_text(
+        f"ListenAddress 127.0.0.1:{port}\n"
+        f"HostKey {host_key}\n"
+        f"AuthorizedKeysFile {folder / 'authorized_keys'}\n"
+        f"PidFile {folder / 'sshd.pid'}\n"
+        f"AllowUsers {user}\n"
+        "PermitRootLogin prohibit-password\n"
+        "PasswordAuthentication no\n"
+        "KbdInteractiveAuthentication no\n"
+        "UsePAM no\n"
+        "StrictModes no\n"  # the test's folders belong to whoever runs the tests
+        "AllowTcpForwarding no\n"
+        "X11Forwarding no\n"
+    )
+    return config
+
+
+@contextlib.contextmanager
+def ssh_git_server(folder: Path) -> Iterator[SshServer]:
+    """OpenSSH's sshd on a free loopback port, accepting one new client key.
+
+    It runs as the user running the tests and lets only that user in, by key; repositories
+    are reached by their absolute path: `{base}/abs/path/repo.git`.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    host_key, client_key, other = folder / "host_key", folder / "client_key", folder / "other"
+    host_public = _keypair(host_key).rsplit(" ", 1)[0]
+    (folder / "authorized_keys").write_text(_keypair(client_key) + "\n")
+    other_public = _keypair(other).rsplit(" ", 1)[0]
+    port, user = free_port(), getpass.getuser()
+    known, wrong = folder / "known_hosts", folder / "other_known_hosts"
+    known.write_text(f"[127.0.0.1]:{port} {host_public}\n")
+    wrong.write_text(f"[127.0.0.1]:{port} {other_public}\n")
+    config = _sshd_config(folder, port, host_key, user)
+    log = (folder / "sshd.log").open("wb")
+    process = subprocess.Popen(
+        [str(SSHD), "-D", "-e", "-f", str(config)], stdout=log, stderr=log, env=git_env()
+    )
+    try:
+        _wait_for_port(port, process)
+        yield SshServer(f"ssh://{user}@127.0.0.1:{port}", client_key, known, wrong)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
+def serve_http(argv: list[str]) -> int:
+    """`serve-http ROOT --token-file FILE [--username NAME]`: until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(prog="python -m tests.gitrepos serve-http")
+    parser.add_argument("root", type=Path, help="folder of the repositories served")
+    parser.add_argument("--token-file", type=Path, required=True)
+    parser.add_argument("--username", default="x-access-token")
+    args = parser.parse_args(argv)
+    token = args.token_file.read_text().strip()
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    with http_git_server(args.root, args.username, token) as (base, _seen):
+        print(base, flush=True)
+        stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["serve-http"]:
+        sys.exit("usage: python -m tests.gitrepos serve-http ROOT --token-file FILE")
+    sys.exit(serve_http(sys.argv[2:]))

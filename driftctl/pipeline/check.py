@@ -25,6 +25,7 @@ from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import InvalidDesiredState
 from driftctl.pipeline.cluster import Notice, open_cluster
@@ -51,15 +52,17 @@ def check(
     except InvalidDesiredState as invalid:
         raise InvalidDesiredState(invalid.problems, side="base") from None
     validated = validate_source(head_source, environ)
+    # What apply would refuse with --target-namespaces is as invalid as what it cannot read.
+    problems = validated.problems or tuple(out_of_scope(validated.webapps, cluster.namespaces))
     report = CheckReport(
         Side(base_source.ref or "working tree", base.revision),
         Side(head_source.ref or "working tree", validated.revision),
         cluster.instance,
         settings.fail_on,
-        problems=validated.problems,
+        problems=problems,
         warnings=validated.warnings,
     )
-    if not validated.valid:
+    if problems:
         return report
     head = DesiredState(validated.webapps, validated.warnings, validated.revision)
     diff = diff_commits(base.webapps, head.webapps)
@@ -90,9 +93,10 @@ def against_cluster(
     """Both sides planned against one reading of the live state, head's objects categorized."""
     kube = open_cluster(cluster, notice)
     manager, concurrency = cluster.field_manager, cluster.concurrency
-    live = read_live(kube, cluster.instance)
+    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces)
     both = [*head.webapps, *base.webapps]
-    live = read_found(kube, live, lookups(both, live, manager), cluster.instance)
+    needed = lookups(both, live, manager)
+    live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
 
     def planned(side: DesiredState) -> Preparation:
         stamp = Stamp.of(side, cluster.instance)

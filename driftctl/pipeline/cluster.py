@@ -27,8 +27,9 @@ from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode
+from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
@@ -62,6 +63,14 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
     return Kube(api, Deadline(cluster.timeout), notice=notice)
 
 
+def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
+    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)."""
+    problems = list(out_of_scope(desired.webapps, cluster.namespaces))
+    if problems:
+        raise InvalidDesiredState(problems)
+    return desired
+
+
 def make_plan(
     kube: Kube,
     desired: DesiredState,
@@ -80,9 +89,10 @@ def make_plan(
     (core.planning.plan).
     """
     manager = cluster.field_manager
-    live = read_live(kube, cluster.instance, tick=tick).within(shard)
+    scope = cluster.namespaces
+    live = read_live(kube, cluster.instance, tick=tick, namespaces=scope).within(shard)
     needed = lookups(desired.webapps, live, manager, shard)
-    live = read_found(kube, live, needed, cluster.instance)
+    live = read_found(kube, live, needed, cluster.instance, namespaces=scope)
     stamp = Stamp.of(desired, cluster.instance)
     preparation = prepare(
         desired.webapps, live, stamp, policy, manager=manager, drift=drift, shard=shard
@@ -108,7 +118,7 @@ def plan(
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
     the plan is also saved there for `apply --plan`."""
-    desired = load_desired(source, environ)
+    desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
@@ -193,16 +203,24 @@ def _carry_out(
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
-        desired = load_desired(source, environ)  # bad input stops before any request
+        desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
     else:
         saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
+        desired = in_scope(desired, cluster)
     kube = open_cluster(cluster, notice)
     run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
     run_lock.acquire(lock.timeout)
     with run_lock:
         if saved is None:
             made, live = make_plan(
-                kube, desired, cluster, policy, shard, drift=drift, for_apply=True, tick=progress.tick
+                kube,
+                desired,
+                cluster,
+                policy,
+                shard,
+                drift=drift,
+                for_apply=True,
+                tick=progress.tick,
             )
         else:
             made, live = saved_plan.replan(kube, saved, desired, cluster, shard)

@@ -97,8 +97,9 @@ def replan(
 ) -> tuple[Plan, LiveState]:
     """The saved plan, each object that moved since checked again (its dry-runs)."""
     manager = cluster.field_manager
-    live = read_live(kube, cluster.instance).within(shard)
-    live = read_found(kube, live, lookups(desired.webapps, live, manager, shard), cluster.instance)
+    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces).within(shard)
+    needed = lookups(desired.webapps, live, manager, shard)
+    live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
     stamp = Stamp.of(desired, cluster.instance)
     preparation = prepare(
         desired.webapps,

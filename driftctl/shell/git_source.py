@@ -11,14 +11,14 @@ Three ways in, one value out (a core.source.tree.Snapshot):
 git runs with a clean environment: inherited GIT_* variables dropped (GIT_DIR would point
 it at another repository), no terminal prompts, only the URL's own protocol allowed, a
 stalled transfer aborted. Credentials reach git through environment variables scoped to
-the URL's host, never through the URL, so they are never written to the cache's config and
-never appear in git's messages. This module decides nothing about what is read: the core
-says which files to read (tree.should_read) and what is refused.
+the URL's host (shell.git_auth), never through the URL or git's argv, so they are never
+written to the cache's config and never appear in git's messages or a process list. This
+module decides nothing about what is read: the core says which files to read
+(tree.should_read) and what is refused.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 import stat
@@ -26,7 +26,7 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from driftctl.core.source.repo_url import Credentials, RepoUrl, is_url, parse_repo_url, redact_text
+from driftctl.core.source.repo_url import RepoUrl, is_url, parse_repo_url, redact_text
 from driftctl.core.source.tree import (
     Snapshot,
     TreeEntry,
@@ -38,12 +38,13 @@ from driftctl.core.source.tree import (
 )
 from driftctl.errors import SourceError, UsageError
 from driftctl.settings import Source
+from driftctl.shell.git_auth import authenticate
 
-TOKEN_ENV = "DRIFTCTL_GIT_TOKEN"
-USERNAME_ENV = "DRIFTCTL_GIT_USERNAME"
-DEFAULT_USERNAME = "x-access-token"  # accepted with a token by the common Git hosts
 KEPT_GIT_ENV = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")  # the SSH setup git already uses
 FETCH_TIMEOUT_SECONDS = 600
+# What git adds after every failed remote: it would push the reason (ssh's own line, such
+# as "Host key verification failed.") out of the three lines a message keeps.
+_GIT_ADVICE = ("Please make sure you have the correct access rights", "and the repository exists.")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MODES = {
     "100644": TreeEntryKind.FILE,
@@ -122,7 +123,11 @@ class _Git:
 
     def _stderr(self, done: subprocess.CompletedProcess[bytes]) -> str:
         text = done.stderr.decode("utf-8", "replace").strip()
-        lines = [line.removeprefix("fatal: ") for line in text.splitlines() if line.strip()]
+        lines = [
+            line.removeprefix("fatal: ")
+            for line in text.splitlines()
+            if line.strip() and line not in _GIT_ADVICE
+        ]
         return redact_text("; ".join(lines[-3:]) or f"exit status {done.returncode}", self.secrets)
 
 
@@ -145,56 +150,9 @@ def git_environment(environ: Mapping[str, str], url: RepoUrl | None = None) -> d
     return env
 
 
-def _credentials(url: RepoUrl, environ: Mapping[str, str]) -> Credentials | None:
-    token = environ.get(TOKEN_ENV)
-    if token:
-        return Credentials(environ.get(USERNAME_ENV) or DEFAULT_USERNAME, token)
-    return url.credentials
-
-
-def secrets_of(repo: str, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """Every secret a run may hold for `repo`: the token or URL password, and the header
-    value git is given. For a last redaction of what a run logs; nothing is fetched."""
-    found: list[Credentials] = []
-    token = environ.get(TOKEN_ENV)
-    if token:
-        found.append(Credentials(environ.get(USERNAME_ENV) or DEFAULT_USERNAME, token))
-    if is_url(repo):
-        try:
-            in_url = parse_repo_url(repo).credentials
-        except SourceError:
-            in_url = None  # refused before any credential is used
-        found += [in_url] if in_url else []
-    return tuple(
-        secret for credentials in found for secret in (credentials.secret, _basic(credentials))
-    )
-
-
-def _basic(credentials: Credentials) -> str:
-    """The base64 `user:secret` of an HTTP Basic Authorization header."""
-    return base64.b64encode(f"{credentials.username}:{credentials.secret}".encode()).decode()
-
-
-def _with_credentials(env: dict[str, str], url: RepoUrl, credentials: Credentials) -> str:
-    """Adds an Authorization header for the URL's host only; returns the header's secret part."""
-    if url.scheme not in ("https", "http"):
-        raise SourceError(
-            f"a token ({TOKEN_ENV} or user:password in the URL) works only with https://",
-            hint="for ssh, use an SSH key or agent",
-        )
-    encoded = _basic(credentials)
-    env["GIT_CONFIG_COUNT"] = "1"
-    env["GIT_CONFIG_KEY_0"] = f"http.{url.origin}.extraHeader"
-    env["GIT_CONFIG_VALUE_0"] = f"Authorization: Basic {encoded}"
-    return encoded
-
-
 def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str, str]) -> Snapshot:
     env = git_environment(environ, url)
-    secrets: tuple[str, ...] = ()
-    credentials = _credentials(url, environ)
-    if credentials is not None:
-        secrets = (credentials.secret, _with_credentials(env, url, credentials))
+    secrets = authenticate(env, url, environ, request.auth)
     cache = _cache_repository(url, request.cache_dir or default_cache_dir(environ), env)
     git = _Git(cache, env, secrets)
     sha = _fetch(git, url, request.ref)

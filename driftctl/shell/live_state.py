@@ -1,11 +1,13 @@
 """Reads the live state of one instance: its WebApps and Deployments, by paged LISTs.
 
-Two cluster-wide LISTs limited by the instance label, parsed as plain JSON, the two kinds
-at once (the API server encodes a page of WebApps, custom resources, several times slower
-than one of Deployments; meanwhile the other kind's pages are read and parsed). No
-per-object GET: when nothing drifted, these pages are all a plan costs. What else a plan
-needs (core.planning.lookups decides) is read by `read_found`: other owners' objects in the
-namespaces where Git declares a name the instance lacks, and the autoscalers.
+Two LISTs limited by the instance label, parsed as plain JSON, the two kinds at once (the
+API server encodes a page of WebApps, custom resources, several times slower than one of
+Deployments; meanwhile the other kind's pages are read and parsed): cluster-wide, or, when
+the run is limited to some namespaces (`--target-namespaces`, for a namespace-scoped
+RBAC), two per namespace. No per-object GET: when nothing drifted, these pages are all a
+plan costs. What else a plan needs (core.planning.lookups decides) is read by
+`read_found`: other owners' objects in the namespaces where Git declares a name the
+instance lacks, and the autoscalers (within the target namespaces, when there are some).
 
 Memory: most of a live object is its managedFields, and their field trees are the same in
 every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -35,9 +37,18 @@ def read_live(
     instance: str,
     page_size: int = r.PAGE_SIZE,
     tick: Callable[[str, int, int | None], None] = lambda phase, done, total: None,
+    namespaces: Sequence[str] = (),
 ) -> LiveState:
-    """List this instance's WebApps and Deployments across all namespaces."""
+    """List this instance's WebApps and Deployments, in `namespaces` or (none) everywhere."""
     selector = c.instance_selector(instance)
+    scopes: Sequence[str | None] = tuple(namespaces) or (None,)
+
+    def listed(kind: r.Kind) -> list[Obj]:
+        return [
+            item
+            for scope in scopes
+            for item in kube.list_all(kind, selector, page_size, scope, on_page=page)
+        ]
 
     trees: dict[str, Any] = {}
     counted = [0]
@@ -51,9 +62,9 @@ def read_live(
             tick("listing", counted[0], None)
 
     with ThreadPoolExecutor(max_workers=2) as pool:  # the two kinds' pages at once
-        deployments = pool.submit(kube.list_all, r.DEPLOYMENT, selector, page_size, on_page=page)
+        deployments = pool.submit(listed, r.DEPLOYMENT)
         try:
-            webapps = kube.list_all(r.WEBAPP, selector, page_size, on_page=page)
+            webapps = listed(r.WEBAPP)
         except ApiError as failed:
             if failed.status == NOT_FOUND:
                 raise ClusterError(
@@ -87,21 +98,40 @@ def _shared(tree: dict[str, Any], trees: dict[str, Any], depth: int) -> dict[str
 
 
 def read_found(
-    kube: Kube, live: LiveState, needed: Lookups, instance: str, page_size: int = r.PAGE_SIZE
+    kube: Kube,
+    live: LiveState,
+    needed: Lookups,
+    instance: str,
+    *,
+    page_size: int = r.PAGE_SIZE,
+    namespaces: Sequence[str] = (),
 ) -> LiveState:
-    """`live` with what `needed` names: others' WebApps and Deployments, the autoscalers."""
+    """`live` with what `needed` names: others' WebApps and Deployments, the autoscalers.
+
+    With `namespaces` (--target-namespaces), nothing is read outside them: a lookup that
+    would go cluster-wide goes to each of them instead.
+    """
     others = c.not_instance_selector(instance)
-    webapps = _listed(kube, r.WEBAPP, others, needed.webapps, page_size)
-    deployments = _listed(kube, r.DEPLOYMENT, others, needed.deployments, page_size)
-    scalers = kube.list_all(r.AUTOSCALER, "", page_size) if needed.autoscalers else []
+    webapps = _found(kube, r.WEBAPP, others, needed.webapps, size=page_size, within=namespaces)
+    deployments = _found(
+        kube, r.DEPLOYMENT, others, needed.deployments, size=page_size, within=namespaces
+    )
+    everywhere = Reach(everywhere=True)
+    scalers = (
+        _found(kube, r.AUTOSCALER, "", everywhere, size=page_size, within=namespaces)
+        if needed.autoscalers
+        else []
+    )
     return live.with_found(webapps, deployments, scalers)
 
 
-def _listed(kube: Kube, kind: r.Kind, selector: str, reach: Reach, page_size: int) -> list[Obj]:
-    if reach.everywhere:
-        return kube.list_all(kind, selector, page_size)
-    return [
-        obj
-        for namespace in reach.namespaces
-        for obj in kube.list_all(kind, selector, page_size, namespace)
-    ]
+def _found(
+    kube: Kube, kind: r.Kind, selector: str, reach: Reach, *, size: int, within: Sequence[str]
+) -> list[Obj]:
+    """Objects of `kind` where `reach` says, never outside `within` when it names some."""
+    if reach.everywhere and not within:
+        return kube.list_all(kind, selector, size)
+    scopes = within if reach.everywhere else reach.namespaces
+    if within:
+        scopes = [scope for scope in scopes if scope in within]
+    return [obj for scope in scopes for obj in kube.list_all(kind, selector, size, scope)]

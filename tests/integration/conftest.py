@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-import yaml
 from kubernetes import client, config
 
 from driftctl import conventions as c
@@ -28,6 +27,7 @@ from tests.controlplane.pki import issue_serving
 from tests.faultproxy import FaultProxy, kubeconfig_for
 from tests.gitrepos import Repo
 from tests.integration.harness import Harness
+from tests.kustomize import account
 from tests.pushgateway import Pushgateway, running
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
@@ -97,8 +97,9 @@ def service_account_kubeconfig(
     crd_installed: None,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
-    """A kubeconfig acting as the CronJob's ServiceAccount, bound to cronjob/rbac.yaml."""
-    documents = list(yaml.safe_load_all((ROOT / "cronjob" / "rbac.yaml").read_text()))
+    """A kubeconfig acting as the CronJob's ServiceAccount, with the RBAC of cronjob/ (the
+    default, cluster-wide variant)."""
+    documents = account(control_plane.bin_dir / "kubectl")
     return _service_account(control_plane, kubectl, documents, "driftctl", tmp_path_factory)
 
 
@@ -110,13 +111,33 @@ def no_delete_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """The CronJob's RBAC less one verb: Deployments cannot be deleted (cleanup fails)."""
-    documents = list(yaml.safe_load_all((ROOT / "cronjob" / "rbac.yaml").read_text()))
+    documents = account(control_plane.bin_dir / "kubectl")
     renamed = [_renamed(d, "driftctl-nodelete") for d in documents if d["kind"] != "Namespace"]
     for document in renamed:
         for rule in document.get("rules", []):
             if rule["resources"] == ["deployments"]:
                 rule["verbs"].remove("delete")
     return _service_account(control_plane, kubectl, renamed, "driftctl-nodelete", tmp_path_factory)
+
+
+@pytest.fixture
+def scoped_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
+    namespace: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A ServiceAccount with cronjob/namespaced/'s RBAC, granted in this test's namespace
+    only: a Role there and the run lock's Role, nothing cluster-wide."""
+    account_name = f"driftctl-scoped-{namespace}"[:63]
+    documents = account(control_plane.bin_dir / "kubectl", ROOT / "cronjob" / "namespaced")
+    renamed = [_renamed(d, account_name) for d in documents if d["kind"] != "Namespace"]
+    for document in renamed:
+        if document["metadata"].get("namespace") == "webapps":
+            document["metadata"]["namespace"] = namespace
+    assert not [d for d in renamed if d["kind"].startswith("Cluster")]
+    return _service_account(control_plane, kubectl, renamed, account_name, tmp_path_factory)
 
 
 def _renamed(document: dict[str, Any], name: str) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Runs driftctl against the test control plane the way the CronJob does.
 
-driftctl runs as its own process, as the ServiceAccount bound to cronjob/rbac.yaml (not as
+driftctl runs as its own process, as the ServiceAccount with cronjob/'s RBAC (not as
 admin), reading a real Git repository. Each test gets its own namespace and instance, so
 the cluster-wide LISTs of one test never see another test's objects. What "a person" does
 goes through the real kubectl as admin.

@@ -76,10 +76,14 @@ def test_a_refused_apply_fails_that_object_once_and_the_others_are_applied(
     assert applied.code == 5, applied.err
     assert fault_proxy.statuses("PATCH", webapp_path(ns, "shop")) == [answer.status]
     lines = applied.out.splitlines()
-    assert f"failed WebApp/{ns}/shop: {reason}: {message_of(answer)}" in lines
-    assert f"failed Deployment/{ns}/shop: its owner WebApp/{ns}/shop was not applied" in lines
+    # The create had no dry-run: its own refusal reads as plan's refused dry-run would.
+    refused = f"the API server refused the create: {reason}: {message_of(answer)}"
+    assert f"failed WebApp/{ns}/shop: {refused}" in lines
+    assert (
+        f"skipped Deployment/{ns}/shop: its WebApp cannot be applied (WebApp/{ns}/shop was refused)"
+    ) in lines
     assert lines[-1] == (
-        "Apply: 2 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 2 failed"
+        "Apply: 2 created, 0 configured, 0 deleted, 0 unchanged, 1 skipped, 1 failed"
     )
     assert harness.names("webapps") == ["blog"]
     assert harness.names("deployments") == ["blog"]

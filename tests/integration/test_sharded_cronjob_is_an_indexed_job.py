@@ -1,18 +1,31 @@
-"""cronjob/sharded/: an Indexed Job CronJob the API server accepts, whose Pods split the
-work by their completion index alone, with retries per index."""
+"""cronjob/sharded/: a Component that makes the CronJob an Indexed Job the API server
+accepts, whose Pods split the work by their completion index alone, with retries per
+index. Without it (cronjob/ as shipped) the CronJob is one unsharded Job."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-import yaml
+import pytest
 
-from tests.conftest import ROOT
 from tests.integration.harness import Harness
+from tests.kustomize import CRONJOB, named, relative, render, write_overlay
 
-MANIFEST = ROOT / "cronjob" / "sharded" / "cronjob.yaml"
 APPS = {f"app-{number}": ("nginx:1.27", 1) for number in range(6)}
+
+
+@pytest.fixture
+def sharded(harness: Harness, tmp_path: Path) -> dict[str, Any]:
+    """The CronJob of an overlay of cronjob/ with the sharded Component."""
+    folder = tmp_path / "overlay"
+    write_overlay(folder, [CRONJOB], components=[relative(folder, CRONJOB / "sharded")])
+    return named(render(kubectl_of(harness), folder), "CronJob", "driftctl")
+
+
+def kubectl_of(harness: Harness) -> Path:
+    return Path(harness.kubectl_argv[0])
 
 
 def job_spec(cronjob: dict[str, Any]) -> dict[str, Any]:
@@ -22,17 +35,20 @@ def job_spec(cronjob: dict[str, Any]) -> dict[str, Any]:
 
 def env_of(cronjob: dict[str, Any]) -> dict[str, str]:
     [container] = job_spec(cronjob)["template"]["spec"]["containers"]
-    return {item["name"]: item["value"] for item in container["env"] if "value" in item}
+    return {item["name"]: item["value"] for item in container.get("env", []) if "value" in item}
 
 
-def test_the_api_server_accepts_it_and_it_is_off_by_default(harness: Harness) -> None:
+def test_the_api_server_accepts_it_and_it_shards_only_when_the_component_is_added(
+    harness: Harness, sharded: dict[str, Any]
+) -> None:
     # The harness's ServiceAccount set-up made driftctl-system, the CronJob's namespace.
     accepted = json.loads(
-        harness.kubectl("apply", "--dry-run=server", "-f", str(MANIFEST), "-o", "json")
+        harness.kubectl(
+            "apply", "--dry-run=server", "-f", "-", "-o", "json", stdin=json.dumps(sharded)
+        )
     )
 
     spec = job_spec(accepted)
-    assert accepted["spec"]["suspend"] is True
     assert accepted["spec"]["concurrencyPolicy"] == "Forbid"
     assert spec["completionMode"] == "Indexed"
     assert (
@@ -41,12 +57,16 @@ def test_the_api_server_accepts_it_and_it_is_off_by_default(harness: Harness) ->
     assert spec["backoffLimitPerIndex"] >= 0
     assert "DRIFTCTL_SHARD_INDEX" not in env_of(accepted)  # JOB_COMPLETION_INDEX gives it
     assert spec["template"]["spec"]["serviceAccountName"] == "driftctl"
+    unsharded = named(render(kubectl_of(harness), CRONJOB), "CronJob", "driftctl")
+    assert "completionMode" not in job_spec(unsharded)
+    assert "DRIFTCTL_SHARD_COUNT" not in env_of(unsharded)
 
 
-def test_its_pods_split_the_work_by_their_completion_index(harness: Harness) -> None:
-    cronjob = yaml.safe_load(MANIFEST.read_text())
-    count = job_spec(cronjob)["completions"]
-    shard_env = {"DRIFTCTL_SHARD_COUNT": env_of(cronjob)["DRIFTCTL_SHARD_COUNT"]}
+def test_its_pods_split_the_work_by_their_completion_index(
+    harness: Harness, sharded: dict[str, Any]
+) -> None:
+    count = job_spec(sharded)["completions"]
+    shard_env = {"DRIFTCTL_SHARD_COUNT": env_of(sharded)["DRIFTCTL_SHARD_COUNT"]}
     harness.declare(APPS)
 
     # What each Pod of the Job runs: the manifest's shard count, and the index the Job sets.

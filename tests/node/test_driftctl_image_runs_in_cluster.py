@@ -12,16 +12,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from image.build import USER_ID, driftctl_image, version
 from image.oci import read_image
 from tests.conftest import ROOT
 from tests.gitrepos import Repo, webapp
+from tests.kustomize import account
 from tests.node.cluster import Cluster, wait_for
 from tests.node.conftest import require_root
 
-NAMESPACE = "driftctl-system"  # cronjob/rbac.yaml's
+NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
+NAMESPACE = "driftctl-system"  # cronjob/'s
 
 
 def driftctl_pod(
@@ -55,7 +55,7 @@ def driftctl_pod(
             "serviceAccountName": "driftctl",
             "hostNetwork": True,
             "restartPolicy": "Never",
-            # As the CronJob's Pod (cronjob/cronjob.yaml): containerd takes only the user,
+            # As the CronJob's Pod (cronjob/base/cronjob.yaml): containerd takes only the user,
             # not the group, from an image's USER.
             "securityContext": {
                 "runAsNonRoot": True,
@@ -69,7 +69,9 @@ def driftctl_pod(
 
 
 def install_rbac(cluster: Cluster) -> None:
-    cluster.apply(*yaml.safe_load_all((ROOT / "cronjob" / "rbac.yaml").read_text()))
+    """The ServiceAccount and RBAC of cronjob/, as the node's overlay has them (its namespace
+    allows hostNetwork Pods)."""
+    cluster.apply(*account(cluster.plane.bin_dir / "kubectl", NODE_OVERLAY))
 
 
 def finished(cluster: Cluster, name: str) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def test_the_driftctl_image_runs_driftctl_as_65532_and_holds_no_compiler_or_pip(
     assert isinstance(runs, dict)
     assert runs["User"] == f"{USER_ID}:{USER_ID}"
     assert runs["Entrypoint"] == ["/opt/driftctl/bin/driftctl"]
-    assert {"opt/driftctl/bin/driftctl", "usr/bin/git", "usr/bin/python3"} <= files
+    assert {"opt/driftctl/bin/driftctl", "usr/bin/git", "usr/bin/ssh", "usr/bin/python3"} <= files
     compilers = {"usr/bin/gcc", "usr/bin/cc", "usr/bin/c++", "usr/bin/x86_64-linux-gnu-gcc"}
     assert not files & compilers
     assert not {name for name in files if name.startswith("opt/driftctl/bin/pip")}

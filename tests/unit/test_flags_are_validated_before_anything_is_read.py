@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from driftctl.errors import UsageError
-from driftctl.settings import Cluster, Lock, MaxPrune, Policy, Source
+from driftctl.settings import Cluster, Lock, MaxPrune, Policy, Source, namespace_list
 from tests.clirun import run_driftctl
 
 # Neither exists: reading either would fail with exit 4, so exit 2 proves nothing was read.
@@ -46,6 +46,31 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
         ),
         pytest.param(["--ignore-manager", ""], "--ignore-manager must be", id="ignore-manager"),
         pytest.param(["--override-manager", " "], "--override-manager must", id="override"),
+        pytest.param(
+            ["--target-namespaces", "shop,Blog"],
+            "--target-namespaces: 'Blog' must be",
+            id="target-namespace-uppercase",
+        ),
+        pytest.param(
+            ["--target-namespaces", "shop,,blog"],
+            "--target-namespaces: '' must",
+            id="target-namespace-empty",
+        ),
+        pytest.param(
+            ["--target-namespaces", "shop,shop"],
+            "--target-namespaces names a namespace twice",
+            id="target-namespace-twice",
+        ),
+        pytest.param(
+            ["--git-ssh-key-file", "/k"],
+            "--git-ssh-key-file needs --git-known-hosts-file",
+            id="ssh-key-without-known-hosts",
+        ),
+        pytest.param(
+            ["--git-token-file", "/t", "--git-ssh-key-file", "/k", "--git-known-hosts-file", "/h"],
+            "--git-token-file and --git-ssh-key-file cannot be used together",
+            id="token-and-ssh-key",
+        ),
     ],
 )
 def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
@@ -123,5 +148,7 @@ def test_settings_hold_typed_values() -> None:
     assert Source(repo=str(Path("x")), namespace="web").at("main").ref == "main"
     assert Cluster(instance="shard-1.eu").instance == "shard-1.eu"
     assert Lock().namespace is None
+    assert namespace_list(" shop, blog ") == ("shop", "blog")
+    assert namespace_list("") == namespace_list(None) == ()
     with pytest.raises(UsageError, match="--instance"):
         Cluster(instance="-leading-dash")

@@ -16,7 +16,7 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.errors import InvalidDesiredState, LockHeld, Problem
 from driftctl.render import log
-from driftctl.shell.git_source import secrets_of
+from driftctl.shell.git_auth import secrets_of
 from tests.clirun import run_driftctl
 
 SHOP = ObjectKey(c.KIND, "web", "shop")

@@ -1,6 +1,7 @@
 """OCI image tarballs (image/oci.py): blobs named by their digests, the name containerd imports.
 
-Written with the standard library and read back the same way; no engine involved.
+Written with the standard library and read back the same way; no engine involved. Their
+cache (image/cache.py) keeps what other checkouts of the machine use.
 """
 
 from __future__ import annotations
@@ -8,9 +9,14 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import tarfile
+import time
 from pathlib import Path
 
+import pytest
+
+from image.cache import UNUSED_SECONDS, cached_image
 from image.layer import writing_layer
 from image.oci import ImageConfig, read_image, write_image
 
@@ -76,3 +82,24 @@ def test_the_same_layer_and_config_give_the_same_bytes(tmp_path: Path) -> None:
     second = small_image(tmp_path / "b").read_bytes()
 
     assert first == second
+
+
+def test_a_new_build_keeps_tarballs_other_checkouts_used_within_a_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTCTL_CACHE", str(tmp_path))
+    folder = tmp_path / "images"
+    folder.mkdir()
+    recent, old = folder / "localhost_x_1-aaaa.tar", folder / "localhost_x_1-bbbb.tar"
+    recent.write_bytes(b"another checkout's")
+    old.write_bytes(b"nobody's")
+    day_ago = time.time() - UNUSED_SECONDS - 60
+    os.utime(old, (day_ago, day_ago))
+
+    def build(out: Path) -> None:
+        out.write_bytes(b"new")
+
+    built, now = cached_image("localhost/x:1", ["new inputs"], build)
+
+    assert now
+    assert sorted(p.name for p in folder.iterdir()) == sorted([built.name, recent.name])

@@ -49,6 +49,13 @@ def test_list_pages_are_cluster_wide_limited_by_selector_and_carry_the_continue_
     assert second.query[-1] == ("continue", "abc")
 
 
+def test_a_list_limited_to_a_namespace_asks_only_for_that_namespace() -> None:
+    page = r.list_page(r.WEBAPP, "driftctl.example.com/instance=default", namespace="shop")
+
+    assert page.path == "/apis/example.com/v1/namespaces/shop/webapps"
+    assert page.what == "list webapps in namespace shop"
+
+
 def test_a_json_patch_is_sent_as_json_patch_not_merge_patch() -> None:
     operations = [
         {"op": "test", "path": "/metadata/finalizers/0", "value": "f"},

@@ -83,10 +83,8 @@ def list_page(
     query.append(("limit", str(page_size)))
     if continue_token:
         query.append(("continue", continue_token))
-    where = f" in {namespace}" if namespace else ""
-    return Request(
-        "GET", kind.collection(namespace), tuple(query), what=f"list {kind.plural}{where}"
-    )
+    what = f"list {kind.plural}" + (f" in namespace {namespace}" if namespace else "")
+    return Request("GET", kind.collection(namespace), tuple(query), what=what)
 
 
 def apply(

@@ -42,15 +42,11 @@ def decide(
 ) -> Action:
     """One candidate's action. `creates_answer`: apply sent no dry-run for a candidate
     absent from the cluster, its create's own answer decides (`Create(unchecked=True)`)."""
-    if candidate.live is None and creates_answer and candidate.key not in results:
-        patch = tuple(patch_between(None, candidate.manifest))
-        return Create(candidate.key, _ABSENT, candidate.manifest, patch, unchecked=True)
+    if candidate.live is None:
+        return _create(candidate, results, creates_answer)
     after = _applied(candidate, results)
     if isinstance(after, Refused):
         return after
-    if candidate.live is None:
-        patch = tuple(patch_between(None, after))
-        return Create(candidate.key, _ABSENT, candidate.manifest, patch)
     if candidate.removal is None:
         if _same(candidate.live, after, manager):
             notes = candidate.notes
@@ -62,6 +58,18 @@ def decide(
         return _refused(candidate, f"removing fields set outside Git: {message}")
     after = foreign.with_removals(after, answer, candidate.removal.fields)
     return _update(candidate, candidate.live, after, manager)
+
+
+def _create(
+    candidate: Candidate, results: Mapping[ObjectKey, DryRunResult], creates_answer: bool
+) -> Create | Refused:
+    if creates_answer and candidate.key not in results:
+        patch = tuple(patch_between(None, candidate.manifest))
+        return Create(candidate.key, _ABSENT, candidate.manifest, patch, unchecked=True)
+    after = _applied(candidate, results)
+    if isinstance(after, Refused):
+        return after
+    return Create(candidate.key, _ABSENT, candidate.manifest, tuple(patch_between(None, after)))
 
 
 _ABSENT = "declared in Git, absent from the cluster"

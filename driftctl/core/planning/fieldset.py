@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from driftctl.core.planning.objects import Obj, metadata

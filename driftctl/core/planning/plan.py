@@ -360,4 +360,3 @@ def after_refusal(chain: Chain, refused: Create, message: str) -> Chain:
         else:
             out.append(_unless_owner_refused(step, {refused.key}))
     return tuple(out)
-
