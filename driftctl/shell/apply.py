@@ -229,7 +229,11 @@ class Applier:
         try:
             return self._carry_out(action)
         except ApiError as failed:
-            if isinstance(action, Create) and action.unchecked and is_object_refusal(failed.status):
+            if isinstance(action, Create) and action.unchecked:
+                # In plan's place: its dry-run would have skipped the object, or stopped the
+                # run when the refusal is about driftctl itself (401, 403).
+                if not is_object_refusal(failed.status):
+                    raise
                 raise _CreateRefused(action, failed.short) from None
             return ObjectOutcome(action.key, Outcome.FAILED, failed.short)
         except CleanupFailed as failed:
