@@ -49,7 +49,6 @@ from driftctl.settings import (
     Source,
     namespace_list,
 )
-from driftctl.shell.git_auth import TOKEN_ENV
 
 if TYPE_CHECKING:
     from driftctl.core.planning.actions import Plan
@@ -158,7 +157,7 @@ source_flags = stacked(
         "git-token-file",
         type=click.Path(dir_okay=False, path_type=Path),
         help="File holding a token for an https:// repository (in a Pod: a Secret's file). "
-        f"Or set {TOKEN_ENV}.",
+        f"Or set {c.GIT_TOKEN_ENV}.",
     ),
     flag(
         "git-ssh-key-file",

@@ -53,6 +53,7 @@ def lease_name(instance: str, shard: int | None = None) -> str:
 
 
 METRICS_JOB: Final = "driftctl"  # the Pushgateway grouping key's job
+GIT_TOKEN_ENV: Final = "DRIFTCTL_GIT_TOKEN"  # a token for an https:// repository
 
 
 def object_ref(kind: str, namespace: str, name: str) -> str:

@@ -17,11 +17,12 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
+from driftctl import conventions as c
 from driftctl.core.source.repo_url import Credentials, RepoUrl, is_url, parse_repo_url
 from driftctl.errors import SourceError, UsageError
 from driftctl.settings import GitAuth
 
-TOKEN_ENV = "DRIFTCTL_GIT_TOKEN"
+TOKEN_ENV = c.GIT_TOKEN_ENV
 USERNAME_ENV = "DRIFTCTL_GIT_USERNAME"
 DEFAULT_USERNAME = "x-access-token"  # accepted with a token by the common Git hosts
 
