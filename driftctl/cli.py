@@ -47,6 +47,7 @@ from driftctl.settings import (
     SavedPlanUse,
     Shard,
     Source,
+    Watch,
     namespace_list,
 )
 
@@ -938,6 +939,126 @@ def _given(ctx: click.Context, *names: str) -> tuple[str, ...]:
         "--" + name.replace("_", "-")
         for name in names
         if ctx.get_parameter_source(name) not in defaulted
+    )
+
+
+@cli.command()
+@repo_flag
+@ref_flag
+@source_flags
+@cluster_flags
+@policy_flags
+@drift_flags
+@lock_namespace_flag
+@flag(
+    "max-events",
+    type=click.IntRange(min=0),
+    default=MAX_EVENTS,
+    help="Most Kubernetes Events one reconcile records (one per changed WebApp).",
+)
+@flag(
+    "resync",
+    type=click.FloatRange(min=1),
+    default=300,
+    help="Seconds between full plans and applies (fresh LISTs), so that anything a watch "
+    "missed converges.",
+)
+@flag(
+    "git-poll",
+    type=click.FloatRange(min=0.1),
+    default=15,
+    help="Seconds between looks at the Git ref; the commit is fetched only when it moved.",
+)
+@flag(
+    "metrics-addr",
+    default=":8080",
+    metavar="[HOST]:PORT",
+    help="Where /healthz, /readyz and /metrics are served (port 0: any free port).",
+)
+def watch(
+    *,
+    repo: str,
+    ref: str | None,
+    path: str,
+    cache_dir: Path | None,
+    namespace: str,
+    skip_unknown_kinds: bool,
+    git_token_file: Path | None,
+    git_ssh_key_file: Path | None,
+    git_known_hosts_file: Path | None,
+    kubeconfig: str | None,
+    context: str | None,
+    instance: str,
+    field_manager: str,
+    timeout: float,
+    concurrency: int,
+    target_namespaces: str | None,
+    prune: bool,
+    allow_empty: bool,
+    max_prune: str | None,
+    recreate: bool,
+    override_manager: tuple[str, ...],
+    ignore: tuple[str, ...],
+    ignore_manager: tuple[str, ...],
+    lock_namespace: str | None,
+    max_events: int,
+    resync: float,
+    git_poll: float,
+    metrics_addr: str,
+) -> None:
+    """Keep the cluster equal to Git continuously: the operator form of `apply`.
+
+    One active process per instance: it takes the run lock's Lease (renewed; released on
+    SIGTERM) and a second process waits as a standby. It watches this instance's WebApps
+    and Deployments and reconciles a WebApp as soon as it or its Deployment changes, with
+    the same plan and apply as `apply` (--timeout bounds each reconcile); a failed one is
+    tried again after 1 s, doubling up to 5 minutes. It looks at the Git ref every
+    --git-poll seconds and runs a full plan and apply when it moved, and every --resync
+    seconds. Serves /healthz, /readyz and Prometheus /metrics on --metrics-addr. Runs until
+    SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when the cluster cannot be
+    used, 6 when it lost the Lease to another process.
+    """
+    import signal
+
+    from driftctl.pipeline import watch as run
+
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, stopping)
+    signal.signal(signal.SIGINT, stopping)
+    auth = GitAuth(git_token_file, git_ssh_key_file, git_known_hosts_file)
+    setup = run.Setup(
+        Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth),
+        Cluster(
+            kubeconfig,
+            context,
+            instance,
+            field_manager,
+            timeout,
+            concurrency,
+            max_events=max_events,
+            namespaces=namespace_list(target_namespaces),
+        ),
+        Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate),
+        Lock(lock_namespace),
+        Watch.of(resync=resync, git_poll=git_poll, metrics_addr=metrics_addr),
+        Drift.of(override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager),
+    )
+    log = TextLog(_style())
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    run.watch(
+        setup,
+        environ=os.environ,
+        notice=log.retry,
+        say=say,
+        progress=log.progress("text"),
+        stop=stop,
     )
 
 

@@ -17,6 +17,8 @@ cluster is touched. Pure: no environment, no files.
 - `Lock`: the run lock, which only `apply` takes;
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
+- `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
+  serves its probes and metrics;
 - `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
   reads the cluster.
 """
@@ -262,6 +264,35 @@ def pushgateway_problem(url: str) -> str | None:
     if parts.query or parts.fragment:
         return "must not have a query or fragment"
     return None
+
+
+@dataclass(frozen=True)
+class Watch:
+    """How `driftctl watch` paces itself, and where it serves /healthz, /readyz, /metrics."""
+
+    resync: float = 300.0  # seconds between full plans and applies (the seed operator's requeue)
+    git_poll: float = 15.0  # seconds between looks at the Git ref
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int = 8080
+
+    def __post_init__(self) -> None:
+        if self.resync < 1:
+            raise UsageError(f"--resync must be at least 1 second, got {self.resync:g}")
+        if self.git_poll < 0.1:
+            raise UsageError(f"--git-poll must be at least 0.1 seconds, got {self.git_poll:g}")
+        if not 0 <= self.metrics_port <= 65535:
+            raise UsageError(f"--metrics-addr port must be 0 to 65535, got {self.metrics_port}")
+
+    @classmethod
+    def of(cls, *, resync: float, git_poll: float, metrics_addr: str) -> Watch:
+        """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all)."""
+        host, colon, port = metrics_addr.rpartition(":")
+        if not colon or not port.isdigit():
+            raise UsageError(
+                f"--metrics-addr must be HOST:PORT or :PORT, not {metrics_addr!r}",
+                hint="for example --metrics-addr 127.0.0.1:8080 or --metrics-addr :8080",
+            )
+        return cls(resync, git_poll, host.strip("[]") or "0.0.0.0", int(port))
 
 
 FAIL_ON = ("invalid", "prune", "replace", "drift", "change")  # what `check --fail-on` may name

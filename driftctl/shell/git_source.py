@@ -63,6 +63,41 @@ def read_snapshot(request: Source, environ: Mapping[str, str]) -> Snapshot:
     return _read_local(Path(request.repo), request.ref, path, environ)
 
 
+def head_of(request: Source, environ: Mapping[str, str]) -> str | None:
+    """The commit `request`'s ref points at now, without fetching it (a URL: `git ls-remote`,
+    a local path: `rev-parse`); None for a working tree, which has no commit to compare."""
+    if request.ref is not None:
+        _check_ref(request.ref)
+    if is_url(request.repo):
+        url = parse_repo_url(request.repo)
+        if request.ref is not None and _FULL_SHA.fullmatch(request.ref):
+            return request.ref
+        env = git_environment(environ, url)
+        secrets = authenticate(env, url, environ, request.auth)
+        wanted = request.ref or "HEAD"
+        out = _Git(Path.cwd(), env, secrets).run(
+            "ls-remote", "--end-of-options", url.url, wanted,
+            timeout=FETCH_TIMEOUT_SECONDS, what=f"looking at {url.url}",
+        )  # fmt: skip
+        return _advertised(out.decode(), wanted)
+    if request.ref is None:
+        return None
+    git = _Git(Path(request.repo).resolve(), git_environment(environ))
+    return _resolve(git, request.ref, request.repo)
+
+
+def _advertised(listing: str, wanted: str) -> str | None:
+    """The SHA `git ls-remote URL REF` gives for REF (a branch before a tag of that name)."""
+    found: dict[str, str] = {}
+    for line in listing.splitlines():
+        sha, _, name = line.partition("\t")
+        found.setdefault(name, sha)
+    for name in (wanted, f"refs/heads/{wanted}", f"refs/tags/{wanted}^{{}}", f"refs/tags/{wanted}"):
+        if name in found:
+            return found[name]
+    return None
+
+
 def default_cache_dir(environ: Mapping[str, str]) -> Path:
     """~/.cache/driftctl/repos, or under $XDG_CACHE_HOME when set."""
     base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

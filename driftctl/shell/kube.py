@@ -16,7 +16,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,8 +135,10 @@ class Kube:
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
         notice: Callable[[str], None] = lambda line: None,
+        answered: Callable[[Request, dict[str, Any]], None] = lambda request, body: None,
     ) -> None:
         self._api = api
+        self._answered = answered
         self.deadline = deadline
         self._notice = notice
         self._backoff = backoff
@@ -150,6 +152,7 @@ class Kube:
         while True:
             status, headers, body = self._send_once(request)
             if 200 <= status < 300:
+                self._answered(request, body)
                 return body
             delay = self._backoff.delay(
                 attempt, self._jitter(), retry_after_seconds(headers.get("retry-after"))
@@ -230,6 +233,17 @@ class Kube:
         A continue token expires when etcd compacts (410 Gone): the list starts over, once,
         rather than mixing pages from two moments.
         """
+        return self.list_at(kind, selector, page_size, namespace, on_page)[0]
+
+    def list_at(
+        self,
+        kind: Kind,
+        selector: str,
+        page_size: int = PAGE_SIZE,
+        namespace: str | None = None,
+        on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """`list_all`, with the resourceVersion the list was read at (to watch from)."""
         try:
             return self._pages(kind, selector, page_size, namespace, on_page)
         except ApiError as failed:
@@ -244,7 +258,7 @@ class Kube:
         page_size: int,
         namespace: str | None,
         on_page: Callable[[list[dict[str, Any]]], None],
-    ) -> list[dict[str, Any]]:
+    ) -> tuple[list[dict[str, Any]], str]:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
@@ -253,8 +267,60 @@ class Kube:
             on_page(page.items)
             items += page.items
             if page.continue_token is None:
-                return items
+                return items, page.resource_version
             token = page.continue_token
+
+    def stream(self, request: Request, idle_seconds: float) -> Iterator[dict[str, Any]]:
+        """The events of a WATCH as they arrive, one JSON object per line, until the server
+        ends it; ApiError when it is refused (410 Gone included), and when the connection
+        fails or stays silent for `idle_seconds` (status 0). Not retried here: the watcher
+        starts again from where it was."""
+        import urllib3
+
+        self.sent[request.method] += 1
+        method, url, headers, _, _ = self._api.param_serialize(
+            request.method,
+            request.path,
+            query_params=list(request.query),
+            header_params=_headers(request),
+            auth_settings=["BearerToken"],
+        )
+        server = self._api.configuration.host
+        try:
+            answer = self._api.rest_client.pool_manager.request(
+                method,
+                url,
+                headers=headers,
+                timeout=urllib3.Timeout(connect=REQUEST_TIMEOUT, read=idle_seconds),
+                retries=False,
+                preload_content=False,
+            )
+        except urllib3.exceptions.HTTPError as failed:
+            body = {"message": f"{server} unreachable: {_reason(failed)}"}
+            raise ApiError(request, CONNECTION_FAILED, body) from None
+        try:
+            if not 200 <= answer.status < 300:
+                raise ApiError(request, answer.status, _parse(answer.read()))
+            yield from _lines(answer, request, server)
+        finally:
+            answer.release_conn()
+
+
+def _lines(answer: Any, request: Request, server: str) -> Iterator[dict[str, Any]]:
+    """Each complete line of a streamed answer, parsed."""
+    import urllib3
+
+    pending = b""
+    try:
+        for chunk in answer.stream(65536):
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                if line.strip():
+                    yield _parse(line)
+    except (urllib3.exceptions.HTTPError, OSError) as failed:
+        body = {"message": f"{server} watch broken: {_reason(failed)}"}
+        raise ApiError(request, CONNECTION_FAILED, body) from None
 
 
 def _headers(request: Request) -> dict[str, str]:

@@ -38,6 +38,11 @@ prune or cleanup (listed in that action's `owned`), never separately. One whose 
 not live at all (orphaned, e.g. a finalizer removed by hand while the garbage collector
 was not running) is pruned on its own, under the same guards as WebApps.
 
+One WebApp at a time (`driftctl watch`): with `focus`, only the WebApps at those places
+(namespace, name) and their Deployments are planned, but the prune guards still count the
+whole desired set and the whole live state, so a prune that `apply` would refuse (an
+empty Git, more than --max-prune going) is refused one WebApp at a time too.
+
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
 (core.planning.ignoring) and its fields set outside Git found (core.planning.foreign);
 those become a guarded removal that is dry-run beside the apply. Objects of another owner
@@ -109,11 +114,15 @@ def prepare(
     manager: str = c.FIELD_MANAGER,
     drift: Drift | None = None,
     shard: Shard = WHOLE,
+    focus: frozenset[tuple[str, str]] | None = None,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
-    the server."""
+    the server; with `focus`, only for the WebApps at those places (module docstring)."""
     run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
-    mine = sorted((app for app in desired if owns(shard, *app.key)), key=lambda app: app.key)
+    mine = sorted(
+        (app for app in desired if owns(shard, *app.key) and (focus is None or app.key in focus)),
+        key=lambda app: app.key,
+    )
     view = live.within(shard)
     removals: list[Slot] = []
     applies: list[Slot] = []
@@ -123,7 +132,7 @@ def prepare(
         applies += during
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
-    pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy)
+    pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
     conflicts = {slot.key for slot in applies if isinstance(slot, Conflict)}
     declared = tuple(
         key for key in (ObjectKey(c.KIND, *app.key) for app in mine) if key not in conflicts

@@ -40,12 +40,17 @@ def _owned(live: Obj, state: LiveState) -> tuple[OwnedDelete, ...]:
 
 
 def plan_removals(
-    desired: Sequence[WebApp], state: LiveState, instance: str, policy: Policy
+    desired: Sequence[WebApp],
+    state: LiveState,
+    instance: str,
+    policy: Policy,
+    focus: frozenset[tuple[str, str]] | None = None,
 ) -> tuple[list[Removal], tuple[str, ...]]:
     """Cleanups of Terminating WebApps, and prunes (guarded) of what Git no longer declares.
 
     `desired` is everything Git declares; `state` may be one shard's part of the live
-    state, so --max-prune counts that shard's managed objects.
+    state, so --max-prune counts that shard's managed objects. With `focus`, only the
+    removals at those places are returned, decided by guards that counted all of `state`.
     """
     wanted = {app.key for app in desired}
     removals: list[Removal] = []
@@ -54,6 +59,9 @@ def plan_removals(
         step = finalizer_step(live)
         if place in wanted:
             continue
+        outside = focus is not None and place not in focus
+        if outside and step in (FinalizerStep.CLEANUP, FinalizerStep.NOTHING):
+            continue  # not counted by a guard: only its own reconcile needs it
         if step is FinalizerStep.CLEANUP:
             removals.append(cleanup(live, state, "deleted in the cluster; cleanup is pending"))
         elif step is FinalizerStep.NOTHING:
@@ -65,12 +73,20 @@ def plan_removals(
     candidates += orphans
     counts = (len(desired), managed)
     decision = check_prunes(candidates, instance, counts, policy)
-    for verdict in decision.verdicts:
+    shown = [
+        verdict
+        for verdict in decision.verdicts
+        if focus is None or key_of(verdict.obj)[1:] in focus
+    ]
+    for verdict in shown:
         if verdict.reason is None:
             removals.append(_prune(verdict.obj, state))
         else:
             removals.append(Skip(key_of(verdict.obj), verdict.reason))
-    return removals, (decision.refusal,) if decision.refusal else ()
+    refused = decision.refusal is not None and any(
+        verdict.reason == decision.refusal for verdict in shown
+    )
+    return removals, (decision.refusal,) if refused and decision.refusal else ()
 
 
 def _prune(live: Obj, state: LiveState) -> Prune:

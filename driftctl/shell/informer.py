@@ -1,0 +1,129 @@
+"""Keeps one kind of this instance's objects in memory: a LIST, then a WATCH from it.
+
+One informer per kind and scope (the whole cluster, or one of --target-namespaces). It
+lists the objects (paged, limited by the instance label), then watches from the list's
+resourceVersion with bookmarks on, so that a quiet watch still moves its resourceVersion
+on. A watch the server ends is started again from the last resourceVersion seen; one the
+server refuses as too old (410 Gone, as an answer or as an ERROR event) starts over with a
+fresh LIST, whose differences from memory are told like watch events. A broken connection
+(the API server restarted) is tried again after a short wait, from where it was. Each
+change is told to `changed(before, after)` (None: absent), in order, from one thread.
+Decides nothing about WebApps; the caller decides what a change means (core.watch.changes).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from driftctl import conventions as c
+from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.retry import Backoff
+from driftctl.core.watch.changes import Place, place_of
+from driftctl.shell.kube import GONE, ApiError, Deadline, Kube
+
+Obj = dict[str, Any]
+Changed = Callable[[Obj | None, Obj | None], None]
+WATCH_SECONDS = 300  # the server ends each watch after this; a new one follows at once
+IDLE_SECONDS = WATCH_SECONDS + 30  # silence longer than that is a dead connection
+RECONNECT = Backoff(base=0.5, cap=5.0)
+
+
+class Informer:
+    """The objects of one kind in one scope, kept equal to the cluster's."""
+
+    def __init__(
+        self,
+        api: Any,
+        kind: r.Kind,
+        instance: str,
+        namespace: str | None,
+        changed: Changed,
+        *,
+        stop: threading.Event,
+        notice: Callable[[str], None],
+        jitter: Callable[[], float],
+        list_timeout: float = 300.0,
+    ) -> None:
+        self._api, self.kind, self._namespace = api, kind, namespace
+        self._selector = c.instance_selector(instance)
+        self._changed, self._stop, self._notice, self._jitter = changed, stop, notice, jitter
+        self._list_timeout = list_timeout
+        self._store: dict[Place, Obj] = {}
+        self._lock = threading.Lock()
+        self.synced = threading.Event()
+        self.lists = 0  # LISTs done (the first, then one per 410 Gone)
+        self.watches = 0  # WATCH requests started
+
+    def objects(self) -> list[Obj]:
+        """The objects as last seen (a copy of the list; the objects are never changed)."""
+        with self._lock:
+            return list(self._store.values())
+
+    def start(self) -> threading.Thread:
+        thread = threading.Thread(target=self._run, name=f"watch-{self.kind.plural}", daemon=True)
+        thread.start()
+        return thread
+
+    def _run(self) -> None:
+        failures = 0
+        version: str | None = None
+        while not self._stop.is_set():
+            try:
+                if version is None:
+                    version = self._relist()
+                version = self._watch(version)
+                failures = 0
+            except ApiError as failed:
+                if failed.status == GONE:
+                    self._notice(f"{failed.request.what}: 410 Gone, listing again")
+                    version = None
+                    continue
+                failures += 1
+                self._notice(f"{failed.message}; watching again")
+                self._stop.wait(RECONNECT.delay(failures - 1, self._jitter()))
+
+    def _relist(self) -> str:
+        kube = Kube(self._api, Deadline(self._list_timeout), notice=self._notice)
+        items, version = kube.list_at(self.kind, self._selector, namespace=self._namespace)
+        self.lists += 1
+        fresh = {place_of(obj): obj for obj in items}
+        with self._lock:
+            old, self._store = self._store, fresh
+        for place in sorted(old.keys() | fresh.keys()):
+            if old.get(place) is not fresh.get(place):
+                self._changed(old.get(place), fresh.get(place))
+        self.synced.set()
+        return version
+
+    def _watch(self, version: str) -> str:
+        """Follow one WATCH to its end; the resourceVersion reached."""
+        kube = Kube(self._api, Deadline(float("inf")), notice=self._notice)
+        request = r.watch(self.kind, self._selector, version, self._namespace, WATCH_SECONDS)
+        self.watches += 1
+        for event in kube.stream(request, IDLE_SECONDS):
+            if self._stop.is_set():
+                break
+            version = self._take(event, request) or version
+        return version
+
+    def _take(self, event: Obj, request: r.Request) -> str | None:
+        """Apply one event to memory; the resourceVersion it carries."""
+        kind, obj = event.get("type"), event.get("object") or {}
+        if kind == "ERROR":  # 410 Gone, or any other reason this watch cannot go on
+            raise ApiError(request, GONE, obj)
+        version = (obj.get("metadata") or {}).get("resourceVersion")
+        if kind == "BOOKMARK":
+            return str(version) if version else None
+        api_version = self.kind.prefix.removeprefix("/apis/").removeprefix("/api/")
+        obj = {"apiVersion": api_version, "kind": self.kind.kind, **obj}
+        place = place_of(obj)
+        with self._lock:
+            before = self._store.get(place)
+            if kind == "DELETED":
+                self._store.pop(place, None)
+            else:
+                self._store[place] = obj
+        self._changed(before, None if kind == "DELETED" else obj)
+        return str(version) if version else None
