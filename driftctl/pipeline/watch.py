@@ -136,6 +136,7 @@ class Controller:
         self._informers: list[Informer] = []
         self._lock: RunLock | None = None
         self._started = False  # the first full pass has run
+        self._standby = False  # another process holds the Lease
         self._draining = False
         self.metrics.gauge_of(
             "watch_queue_depth", "WebApps waiting to be reconciled.", lambda: self._queue.depth
@@ -167,8 +168,10 @@ class Controller:
         while not self._stop.is_set():
             try:
                 lock.acquire(0)
+                self._standby = False
                 return True
             except LockHeld as held:
+                self._standby = True
                 if not told:
                     self._say(f"standby: {held.message}")
                     told = True
@@ -180,7 +183,10 @@ class Controller:
             self.metrics.lease_writes.inc()
 
     def ready(self) -> bool:
-        """Leading, everything listed, and the first full pass done."""
+        """A standby is (it can take over); a leader once it listed everything and its first
+        full pass is done."""
+        if self._standby:
+            return True
         return self._started and all(each.synced.is_set() for each in self._informers)
 
     # -- the work ---------------------------------------------------------------------

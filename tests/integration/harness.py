@@ -69,14 +69,14 @@ class Harness:
         command = args[0]
         argv = [sys.executable, "-m", "driftctl", *args]
         argv += ["--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
-        if command in ("plan", "apply"):
+        if command in ("plan", "apply", "watch"):
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
             argv += [] if {"--ref", "--plan"} & set(args) else ["--ref", "main"]
         if command == "check":
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
-        if command in ("apply", "unlock"):
+        if command in ("apply", "unlock", "watch"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
         return argv
 

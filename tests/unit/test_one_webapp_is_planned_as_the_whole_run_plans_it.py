@@ -3,8 +3,8 @@ exactly its part of the whole run's plan, prune guards included, which still cou
 whole instance (an empty Git, or more than --max-prune going, is refused one WebApp at a
 time as well).
 
-The cluster is tests/unit/ssa_model.py; tests/integration/test_watch_keeps_the_cluster_equal_to_git.py
-checks the watch itself on the real control plane.
+The cluster is tests/unit/ssa_model.py; the watch itself is checked on the real control
+plane by tests/integration/test_watch_keeps_the_cluster_equal_to_git.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,267 @@
+"""`driftctl watch` on the real control plane, as a real process with operator/'s RBAC.
+
+- a Deployment scaled by hand is put back, with no other action;
+- a quiet period with nothing drifted writes nothing and lists nothing: the API server
+  counts only the watch's own requests (its WATCHes and Lease writes, as it reports them);
+- a WebApp deleted by hand is cleaned up and created again; a Git commit is applied, and a
+  WebApp removed from Git is pruned, within a few polls; then a batch `plan` finds the
+  cluster equal to Git (the watch did what apply would);
+- SIGTERM releases the Lease and a standby takes over.
+Waits are short polls on conditions, bounded; nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.controlplane import launcher
+from tests.integration.conftest import _renamed, _service_account
+from tests.integration.harness import (
+    LOCK_NAMESPACE,
+    Harness,
+    _env,
+    delta,
+    eventually,
+    quiet,
+    request_counts,
+)
+from tests.kustomize import account
+
+WATCH_ACCOUNT = "driftctl-watch"
+WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
+_SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
+
+
+@pytest.fixture(scope="module")
+def watch_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
+    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
+    renamed = [_renamed(d, WATCH_ACCOUNT) for d in documents if d["kind"] != "Namespace"]
+    return _service_account(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
+
+
+class Watching:
+    """One `driftctl watch` process, its output, its /metrics and /readyz."""
+
+    def __init__(self, harness: Harness, kubeconfig: Path) -> None:
+        argv = harness.argv("watch", kubeconfig=kubeconfig)
+        argv += ["--metrics-addr", "127.0.0.1:0", "--git-poll", "0.5", "--concurrency", "2"]
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+        )
+        self.out: list[str] = []
+        self.err: list[str] = []
+        for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err)):
+            threading.Thread(target=_collect, args=(stream, lines), daemon=True).start()
+        assert eventually(lambda: self._port() is not None, 60), self.log()
+
+    def _port(self) -> int | None:
+        for line in list(self.err):
+            if match := _SERVING.search(line):
+                return int(match.group(1))
+        return None
+
+    def _get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self._port()}{path}", timeout=5) as got:
+                return got.status, got.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, ""
+
+    def ready(self) -> bool:
+        return self._get("/readyz")[0] == 200
+
+    def metric(self, name: str) -> float:
+        """The sum of every series of one metric (0 when it has none yet)."""
+        total = 0.0
+        for line in self._get("/metrics")[1].splitlines():
+            series, _, value = line.rpartition(" ")
+            if series.split("{", 1)[0] == name:
+                total += float(value)
+        return total
+
+    def said(self, text: str) -> bool:
+        return any(text in line for line in list(self.err) + list(self.out))
+
+    def log(self) -> str:
+        return "".join(self.out) + "".join(self.err)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+
+def _collect(stream: object, lines: list[str]) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        lines.append(line)
+
+
+@pytest.fixture
+def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
+    """Watch processes started by a test, killed at its end if still running."""
+    started: list[Watching] = []
+    yield started
+    for each in started:
+        each.kill()
+
+
+def start(harness: Harness, kubeconfig: Path, started: list[Watching]) -> Watching:
+    process = Watching(harness, kubeconfig)
+    started.append(process)
+    return process
+
+
+def replicas(harness: Harness, name: str) -> int | None:
+    deployment = harness.get("deployment", name)
+    return None if deployment is None else int(deployment["spec"]["replicas"])
+
+
+def settled(process: Watching) -> None:
+    """Wait until the watch has nothing left to do: an empty queue over three polls."""
+    polls = process.metric("driftctl_watch_git_polls_total")
+
+    def idle() -> bool:
+        if process.metric("driftctl_watch_queue_depth") != 0:
+            return False
+        return process.metric("driftctl_watch_git_polls_total") >= polls + 3
+
+    assert eventually(idle, 60), process.log()
+
+
+def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(
+    harness: Harness,
+    control_plane: launcher.ControlPlane,
+    watch_kubeconfig: Path,
+    watching: list[Watching],
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1)})
+    process = start(harness, watch_kubeconfig, watching)
+    assert eventually(process.ready, 60), process.log()
+    assert replicas(harness, "shop") == 2
+    quiet(harness)
+    settled(process)
+
+    before, polls = request_counts(control_plane), process.metric("driftctl_watch_git_polls_total")
+    lease = process.metric("driftctl_watch_lease_writes_total")
+    watches = process.metric("driftctl_watch_watches_webapps") + process.metric(
+        "driftctl_watch_watches_deployments"
+    )
+    assert eventually(lambda: process.metric("driftctl_watch_git_polls_total") >= polls + 6, 30)
+    after = request_counts(control_plane)
+    lease = process.metric("driftctl_watch_lease_writes_total") - lease
+    watches = (
+        process.metric("driftctl_watch_watches_webapps")
+        + process.metric("driftctl_watch_watches_deployments")
+        - watches
+    )
+
+    touched = delta(before, after, ("webapps", "deployments", "events"))
+    assert {series: n for series, n in touched.items() if series[2] in WRITES} == {}
+    assert {series: n for series, n in touched.items() if series[2] in ("LIST", "GET")} == {}
+    assert after.service_accounts - before.service_accounts == lease + watches
+
+    harness.kubectl("scale", "deployment", "shop", "-n", harness.namespace, "--replicas", "5")
+    assert eventually(lambda: replicas(harness, "shop") == 2, 30), process.log()
+    assert eventually(
+        lambda: process.metric("driftctl_watch_drift_correction_seconds_count") >= 1, 10
+    )
+    assert process.said("configured Deployment/")
+
+    planned = harness.driftctl("plan")
+    assert planned.code == 0, planned.out + planned.err
+    assert process.stop() == 0, process.log()
+
+
+def test_deleted_webapps_commits_and_removals_from_git_are_reconciled(
+    harness: Harness, watch_kubeconfig: Path, watching: list[Watching]
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1)})
+    process = start(harness, watch_kubeconfig, watching)
+    assert eventually(process.ready, 60), process.log()
+    first = (harness.get("webapp", "shop") or {})["metadata"]["uid"]
+
+    harness.kubectl("delete", "webapp", "shop", "-n", harness.namespace, "--wait=false")
+
+    def created_again() -> bool:
+        webapp, deployment = harness.get("webapp", "shop"), harness.get("deployment", "shop")
+        if webapp is None or deployment is None or webapp["metadata"]["uid"] == first:
+            return False
+        owners = deployment["metadata"].get("ownerReferences") or []
+        return [owner["uid"] for owner in owners] == [webapp["metadata"]["uid"]]
+
+    assert eventually(created_again, 60), process.log()
+
+    commit = harness.declare({"shop": ("nginx:1.27", 1), "blog": ("nginx:1.28", 1)})
+
+    def image_applied() -> bool:
+        deployment = harness.get("deployment", "blog") or {"spec": {"template": {"spec": {}}}}
+        containers = deployment["spec"]["template"]["spec"].get("containers") or [{}]
+        return containers[0].get("image") == "nginx:1.28"
+
+    def stamped() -> bool:  # the changed WebApp (an unchanged one keeps its revision, as in apply)
+        annotations = (harness.get("webapp", "blog") or {})["metadata"]["annotations"]
+        return commit in annotations.values()
+
+    assert eventually(image_applied, 30), process.log()
+    assert eventually(stamped, 30), process.log()
+
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    assert eventually(lambda: harness.names("webapps") == ["shop"], 60), process.log()
+    assert eventually(lambda: harness.names("deployments") == ["shop"], 60), process.log()
+
+    planned = harness.driftctl("plan")
+    assert planned.code == 0, planned.out + planned.err
+    assert process.stop() == 0, process.log()
+
+
+def lease_holder(harness: Harness) -> str:
+    lease = json.loads(
+        harness.kubectl(
+            "get", "lease", f"driftctl-{harness.instance}", "-n", LOCK_NAMESPACE, "-o", "json"
+        )
+    )
+    return str(lease["spec"].get("holderIdentity") or "")
+
+
+def test_sigterm_releases_the_lease_and_a_standby_takes_over(
+    harness: Harness, watch_kubeconfig: Path, watching: list[Watching]
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    leader = start(harness, watch_kubeconfig, watching)
+    assert eventually(leader.ready, 60), leader.log()
+    standby = start(harness, watch_kubeconfig, watching)
+    assert eventually(lambda: standby.said("standby:"), 30), standby.log()
+    assert standby.metric("driftctl_watch_leader") == 0
+    assert lease_holder(harness).endswith(f"/{leader.process.pid}")
+
+    assert leader.stop() == 0, leader.log()
+    assert leader.said("released Lease")
+
+    assert eventually(lambda: standby.metric("driftctl_watch_leader") == 1, 30), standby.log()
+    assert lease_holder(harness).endswith(f"/{standby.process.pid}")
+    assert eventually(standby.ready, 30)
+    harness.kubectl("scale", "deployment", "shop", "-n", harness.namespace, "--replicas", "3")
+    assert eventually(lambda: replicas(harness, "shop") == 1, 30), standby.log()
+
+    assert standby.stop() == 0, standby.log()
+    assert lease_holder(harness) == ""
