@@ -216,7 +216,7 @@ def test_deleted_webapps_commits_and_removals_from_git_are_reconciled(
     def image_applied() -> bool:
         deployment = harness.get("deployment", "blog") or {"spec": {"template": {"spec": {}}}}
         containers = deployment["spec"]["template"]["spec"].get("containers") or [{}]
-        return containers[0].get("image") == "nginx:1.28"
+        return bool(containers[0].get("image") == "nginx:1.28")
 
     def stamped() -> bool:  # the changed WebApp (an unchanged one keeps its revision, as in apply)
         annotations = (harness.get("webapp", "blog") or {})["metadata"]["annotations"]
