@@ -225,21 +225,32 @@ def _carry_out(
         else:
             made, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(made)
-        now = datetime.datetime.now(datetime.UTC)
-        recorder = Recorder(
-            kube, now, cap=cluster.max_events, run=run_lock.lease, revision=made.revision
-        )
-        applier = Applier(
-            kube,
-            Deleter(kube, cluster.field_manager),
-            recorder,
-            now,
-            cluster.field_manager,
-            cluster.concurrency,
-            progress=progress,
-            stop_requested=lambda: stop_reason(kube, run_lock),
-        )
-        return applier.carry_out(made, live)
+        return applier_for(kube, cluster, run_lock, made, progress).carry_out(made, live)
+
+
+def applier_for(
+    kube: Kube,
+    cluster: Cluster,
+    lock: RunLock,
+    made: Plan,
+    progress: Progress,
+    *,
+    concurrency: int | None = None,
+) -> Applier:
+    """The applier of one plan, held by `lock`: its Events capped and summed up on the
+    lock's Lease, stopping when the Lease is lost."""
+    now = datetime.datetime.now(datetime.UTC)
+    recorder = Recorder(kube, now, cap=cluster.max_events, run=lock.lease, revision=made.revision)
+    return Applier(
+        kube,
+        Deleter(kube, cluster.field_manager),
+        recorder,
+        now,
+        cluster.field_manager,
+        cluster.concurrency if concurrency is None else concurrency,
+        progress=progress,
+        stop_requested=lambda: stop_reason(kube, lock),
+    )
 
 
 def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:

@@ -19,7 +19,6 @@ stops the process (exit 6), to start again as a standby. Nothing is decided here
 
 from __future__ import annotations
 
-import datetime
 import random
 import threading
 import time
@@ -39,14 +38,18 @@ from driftctl.core.watch.backoff import Backoff
 from driftctl.core.watch.changes import Place, place_of, worth_reconciling
 from driftctl.core.watch.queue import WorkQueue
 from driftctl.errors import DriftctlError, LockHeld
-from driftctl.pipeline.cluster import holder_identity, in_scope, lease_of, make_plan, stop_reason
+from driftctl.pipeline.cluster import (
+    applier_for,
+    holder_identity,
+    in_scope,
+    lease_of,
+    make_plan,
+)
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.watch_metrics import WatchMetrics
 from driftctl.settings import Cluster, Drift, Lock, Policy, Source, Watch
 from driftctl.shell import probes
-from driftctl.shell.apply import Applier, Progress, dry_run, dry_run_removals
-from driftctl.shell.cleanup import Deleter
-from driftctl.shell.events import Recorder
+from driftctl.shell.apply import Progress, dry_run, dry_run_removals
 from driftctl.shell.git_source import head_of
 from driftctl.shell.informer import Informer
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -376,20 +379,8 @@ class Controller:
 
     def _carry_out(self, kube: Kube, made: Plan, live: LiveState, concurrency: int) -> ApplyReport:
         assert self._lock is not None
-        lock, cluster = self._lock, self.setup.cluster
-        now = datetime.datetime.now(datetime.UTC)
-        recorder = Recorder(
-            kube, now, cap=cluster.max_events, run=lock.lease, revision=made.revision
-        )
-        applier = Applier(
-            kube,
-            Deleter(kube, cluster.field_manager),
-            recorder,
-            now,
-            cluster.field_manager,
-            concurrency,
-            progress=self._progress,
-            stop_requested=lambda: stop_reason(kube, lock),
+        applier = applier_for(
+            kube, self.setup.cluster, self._lock, made, self._progress, concurrency=concurrency
         )
         return applier.carry_out(made, live)
 
