@@ -186,14 +186,12 @@ class Kube:
             f"({self.deadline.seconds:g}s) leaves no time for another try"
         )
 
-    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
-        """(status, headers with lowercase names, JSON body); status 0 when no answer came."""
-        import urllib3
-
+    def _prepared(self, request: Request) -> tuple[str, str, dict[str, str]]:
+        """(method, URL, headers) of a request, counted as sent. param_serialize adds
+        authentication (and refreshes exec-plugin tokens); the bytes go out through the
+        client's TLS-configured pool as they are, because its REST layer re-encodes bodies
+        by content type."""
         self.sent[request.method] += 1
-        # param_serialize adds authentication (and refreshes exec-plugin tokens); the
-        # bytes go out through the client's TLS-configured pool as they are, because
-        # its REST layer re-encodes bodies by content type.
         method, url, headers, _, _ = self._api.param_serialize(
             request.method,
             request.path,
@@ -201,6 +199,13 @@ class Kube:
             header_params=_headers(request),
             auth_settings=["BearerToken"],
         )
+        return str(method), str(url), dict(headers)
+
+    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """(status, headers with lowercase names, JSON body); status 0 when no answer came."""
+        import urllib3
+
+        method, url, headers = self._prepared(request)
         timeout = max(min(REQUEST_TIMEOUT, self.deadline.remaining()), 0.1)
         try:
             answer = self._api.rest_client.pool_manager.request(
@@ -277,14 +282,7 @@ class Kube:
         starts again from where it was."""
         import urllib3
 
-        self.sent[request.method] += 1
-        method, url, headers, _, _ = self._api.param_serialize(
-            request.method,
-            request.path,
-            query_params=list(request.query),
-            header_params=_headers(request),
-            auth_settings=["BearerToken"],
-        )
+        method, url, headers = self._prepared(request)
         server = self._api.configuration.host
         try:
             answer = self._api.rest_client.pool_manager.request(
