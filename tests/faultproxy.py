@@ -5,8 +5,9 @@ control plane's own CA, HTTP/1.1 with keep-alive. Each request is forwarded unch
 (method, path and query, headers with the bearer token, body) to the real API server over
 TLS verified with the same CA, and its real answer is returned — unless a scripted fault
 matches it first: then the proxy answers a given status itself, resets the connection
-without answering, or waits before forwarding. Every request is recorded with what the
-client got, so tests assert exact numbers of tries.
+without answering, waits before forwarding, or holds the request until the test releases
+it (forwarded or dropped), which lets a test kill the client at exactly that request.
+Every request is recorded with what the client got, so tests assert exact numbers of tries.
 
 Client certificates cannot pass a TLS-terminating proxy: use a bearer-token kubeconfig.
 It listens on 127.0.0.1 only, and every wait is bounded (socket timeouts, stop).
@@ -21,6 +22,7 @@ import socket
 import ssl
 import struct
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ from tests.controlplane.pki import KeyPair
 
 IDLE_SECONDS = 60.0  # how long a kept-alive client connection may sit unused
 UPSTREAM_SECONDS = 30.0
+HOLD_SECONDS = 120.0  # the longest a Hold keeps a request when the test never releases it
 # Hop-by-hop headers belong to one connection, not to the request or the answer.
 HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade"}
@@ -59,7 +62,36 @@ class Reset:
     """Close the connection with a TCP reset, answering nothing: a connection error."""
 
 
-Action = Answer | Delay | Reset
+@dataclass(eq=False)
+class Hold:
+    """Keep the request waiting, unsent, until the test says what becomes of it.
+
+    `held` is set once a request waits here, so a test knows the client is blocked at
+    exactly this request (and can kill it). `release(forward=True)` sends it on to the
+    API server (the write happens, as if the client died after sending it);
+    `release(forward=False)` drops it with a reset (the write never reaches the server).
+    A stopping proxy drops what it holds. One Hold serves one request (`times=1`).
+    """
+
+    held: threading.Event = field(default_factory=threading.Event)
+    _released: threading.Event = field(default_factory=threading.Event)
+    _forward: bool = False
+
+    def release(self, *, forward: bool) -> None:
+        self._forward = forward
+        self._released.set()
+
+    def wait(self, stopping: threading.Event, bound: float) -> bool:
+        """Block until released (or the proxy stops, or `bound` passes); forward it?"""
+        self.held.set()
+        deadline = time.monotonic() + bound
+        while not self._released.wait(0.05):
+            if stopping.is_set() or time.monotonic() >= deadline:
+                return False
+        return self._forward
+
+
+Action = Answer | Delay | Reset | Hold
 
 
 @dataclass
@@ -195,6 +227,8 @@ class _Relay(http.server.BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         action = proxy.script.take(self.command, path, query)
+        if isinstance(action, Hold) and not action.wait(proxy.stopping, HOLD_SECONDS):
+            action = Reset()
         if isinstance(action, Reset):
             proxy.script.record(Exchange(self.command, path, query, 0, injected=True))
             self._reset()

@@ -4,7 +4,10 @@ A plan is carried out stage by stage, in the order the core gives (`Plan.stages`
 removals and pending cleanups, then one chain per WebApp. Chains of a stage go
 `concurrency` at a time, and each runs its steps in order: its WebApp, then its
 Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
-its status. Every object gets one outcome; a failure is recorded and the others go on.
+its status. Every object gets one outcome; a failure is recorded and the others go on,
+unless it ends the run (core.cluster.retry.ends_the_run: the retries gave up, the API
+server is gone for the rest of the run's time): then no other chain starts and the error
+goes up, one line instead of a failure for each object left.
 SSA requests carry `force` and the field manager, never a resourceVersion. An update that
 removes fields set outside Git first sends the plan's guarded JSON Patch (it tests the
 resourceVersion the plan was made from). A conflict is another owner's object: it fails,
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.retry import is_object_refusal
+from driftctl.core.cluster.retry import ends_the_run, is_object_refusal
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -175,15 +178,19 @@ class Applier:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
         done = 0
         with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
-            for chain, reports in zip(chains, pool.map(self._run_chain, chains), strict=True):
-                for report in reports:
-                    if isinstance(report, StatusWritten):
-                        self.progress.status(report.key, report.status)
-                        continue
-                    self._outcomes.append(report)
-                    self.progress.outcome(report)
-                done += sum(1 for step in chain if not isinstance(step, WriteStatus))
-                self.progress.tick(phase, done, total)
+            try:
+                for chain, reports in zip(chains, pool.map(self._run_chain, chains), strict=True):
+                    for report in reports:
+                        if isinstance(report, StatusWritten):
+                            self.progress.status(report.key, report.status)
+                            continue
+                        self._outcomes.append(report)
+                        self.progress.outcome(report)
+                    done += sum(1 for step in chain if not isinstance(step, WriteStatus))
+                    self.progress.tick(phase, done, total)
+            except BaseException:
+                pool.shutdown(cancel_futures=True)  # the run ends: start no other chain
+                raise
 
     def _run_chain(self, chain: Chain) -> list[Report]:
         """One WebApp's steps in order, then its one Event."""
@@ -229,6 +236,8 @@ class Applier:
         try:
             return self._carry_out(action)
         except ApiError as failed:
+            if ends_the_run(failed.status):
+                raise  # the cluster is gone for the rest of the run's time: one error, exit 4
             if isinstance(action, Create) and action.unchecked:
                 # In plan's place: its dry-run would have skipped the object, or stopped the
                 # run when the refusal is about driftctl itself (401, 403).
@@ -307,5 +316,7 @@ class Applier:
         try:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
         except ApiError as failed:
+            if ends_the_run(failed.status):
+                raise
             return [ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")]
         return [StatusWritten(key, update.status)]

@@ -5,7 +5,8 @@ Deployment it owns (uid precondition), wait until it is gone (bounded), then rem
 finalizer with a JSON Patch whose `test` op checks the index still holds it. NotFound
 counts as done at every step (Kube.send_unless_missing), so cleanup is idempotent and
 tolerates an apply that never ran. If a step fails, the finalizer stays and the next run
-retries.
+retries. A failure that ends the run (core.cluster.retry.ends_the_run) is not a cleanup
+failure: it goes up as it is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from driftctl import conventions as c
 from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.retry import ends_the_run
 from driftctl.core.planning.actions import OwnedDelete, Patch
 from driftctl.core.planning.objects import Obj, ObjectKey, uid
 from driftctl.shell.kube import ApiError, Kube
@@ -65,6 +67,8 @@ class Deleter:
             self.delete(owned.key, owned.body)
             gone = self.wait_gone(owned.key, owned.body["preconditions"]["uid"])
         except ApiError as failed:
+            if ends_the_run(failed.status):
+                raise
             raise CleanupFailed(f"deleting {owned.key.display} failed: {failed.short}") from None
         if not gone:
             raise CleanupFailed(f"{owned.key.display} still exists after {self.wait_seconds:.0f}s")
@@ -77,4 +81,6 @@ class Deleter:
         try:
             self.kube.send_unless_missing(request)
         except ApiError as failed:
+            if ends_the_run(failed.status):
+                raise
             raise CleanupFailed(f"removing the finalizer failed: {failed.short}") from None

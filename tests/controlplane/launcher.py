@@ -32,7 +32,7 @@ from tests.controlplane import leftovers, testimages
 from tests.controlplane import node as node_config
 from tests.controlplane.node import Node, NodeLayout
 from tests.controlplane.pki import KeyPair, Pki, issue_client, make_pki
-from tests.controlplane.processes import alive, spawn, started_for, terminate
+from tests.controlplane.processes import alive, command_line, spawn, started_for, terminate
 
 HERE = Path(__file__).resolve().parent
 READY_TIMEOUT = 90.0
@@ -437,6 +437,36 @@ def _stop_each(plane: ControlPlane, names: list[str]) -> list[str]:
             terminate(pid)
             stopped.append(name)
     return stopped
+
+
+def stop_component(folder: Path, name: str) -> list[str]:
+    """Stop one process of a running control plane (kube-apiserver, etcd ...), the others
+    left running; return its argv, for `start_component` to start it again the same way."""
+    plane = read_state(folder)
+    if plane is None or name not in plane.pids:
+        raise StartError(f"no {name} recorded in {folder}")
+    pid = plane.pids[name]
+    if not (alive(pid) and started_for(pid, plane.folder)):
+        raise StartError(f"{name} (pid {pid}) of {folder} is not running")
+    argv = command_line(pid)
+    terminate(pid)
+    return argv
+
+
+def start_component(folder: Path, name: str, argv: list[str]) -> ControlPlane:
+    """Start one process again (same argv, same data: etcd's is kept), record its new pid;
+    for the API server, return once /readyz is ok again."""
+    plane = read_state(folder)
+    if plane is None:
+        raise StartError(f"no control plane recorded in {folder}")
+    process = spawn(name, argv, plane.folder)
+    pids = {**plane.pids, name: process.pid}
+    state = json.loads((plane.folder / "state.json").read_text())
+    state["pids"] = pids
+    (plane.folder / "state.json").write_text(json.dumps(state, indent=2))
+    if name == "kube-apiserver":
+        _wait_ready(plane.folder, plane.server, {name: process})
+    return read_state(folder) or plane
 
 
 def stop(folder: Path) -> list[str]:

@@ -8,7 +8,6 @@ runs while developing.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -26,7 +25,7 @@ from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.faultproxy import FaultProxy, kubeconfig_for
 from tests.gitrepos import Repo
-from tests.integration.harness import Harness
+from tests.integration.harness import Harness, grant
 from tests.kustomize import account
 from tests.pushgateway import Pushgateway, running
 
@@ -157,26 +156,7 @@ def _service_account(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """Apply RBAC documents and return a kubeconfig with a token of `account`."""
-    manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": documents})
-    subprocess.run(
-        [*kubectl, "apply", "--server-side", "-f", "-"],
-        input=manifest,
-        text=True,
-        check=True,
-        capture_output=True,
-    )
-    token = subprocess.run(
-        [*kubectl, "create", "token", account, "-n", "driftctl-system", "--duration=6h"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    admin = json.loads(control_plane.kubeconfig.read_text())
-    admin["users"] = [{"name": account, "user": {"token": token}}]
-    admin["contexts"][0]["context"]["user"] = account
-    path = tmp_path_factory.mktemp(account) / "kubeconfig"
-    path.write_text(json.dumps(admin))
-    return path
+    return grant(control_plane, kubectl, documents, account, tmp_path_factory.mktemp(account))
 
 
 @pytest.fixture

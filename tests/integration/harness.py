@@ -185,6 +185,38 @@ class Harness:
         return items
 
 
+def grant(
+    plane: launcher.ControlPlane,
+    kubectl: Sequence[str],
+    documents: Sequence[Obj],
+    account: str,
+    folder: Path,
+) -> Path:
+    """Apply RBAC documents (cronjob/'s, or a variant) and return a kubeconfig in `folder`
+    acting with a token of the ServiceAccount `account` (of driftctl-system)."""
+    manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(documents)})
+    subprocess.run(
+        [*kubectl, "apply", "--server-side", "-f", "-"],
+        input=manifest,
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    token = subprocess.run(
+        [*kubectl, "create", "token", account, "-n", LOCK_NAMESPACE, "--duration=6h"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    admin = json.loads(plane.kubeconfig.read_text())
+    admin["users"] = [{"name": account, "user": {"token": token}}]
+    admin["contexts"][0]["context"]["user"] = account
+    path = folder / "kubeconfig"
+    path.write_text(json.dumps(admin))
+    path.chmod(0o600)
+    return path
+
+
 def _env() -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBECONFIG", "DRIFTCTL_"))

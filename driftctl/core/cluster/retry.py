@@ -5,7 +5,8 @@ Many Requests (honouring Retry-After) and 500/502/503/504. 400, 401, 403, 404, 4
 422 say something about the request itself; sending it again changes nothing.
 
 Which failures belong to one object (the run goes on without it) and which to the
-cluster (the run stops) is decided here too: `is_object_refusal`.
+cluster (the run stops) is decided here too: `is_object_refusal`, and `ends_the_run` for
+a failure the retries gave up on.
 Pure: the random number and the remaining time are passed in.
 """
 
@@ -36,6 +37,17 @@ def is_object_refusal(status: int) -> bool:
     """Whether a refused request says something about its object alone (400, 404, 409, 422
     ...), not about the cluster or driftctl's credentials (no answer, 401, 403, 5xx)."""
     return status != CONNECTION_FAILED and status not in (401, 403) and status < 500
+
+
+def ends_the_run(status: int) -> bool:
+    """Whether a failure the retry loop gave up on ends the whole run, whatever the request.
+
+    A transient failure is only given up on when the run's --timeout leaves no time for
+    another try: the API server (or etcd behind it) is gone or stalled, and every request
+    after it would fail the same way. The run stops with that one error (exit 4) rather
+    than a failure for each object left; the next run goes on from what was written.
+    """
+    return is_transient(status)
 
 
 def is_transient(status: int) -> bool:
