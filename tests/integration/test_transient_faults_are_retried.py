@@ -220,3 +220,27 @@ def test_a_retry_after_beyond_the_run_timeout_ends_the_run_without_waiting(
         "error: list webapps: 429 TooManyRequests: too many requests",
         "hint: tried 1 time; the run's --timeout (5s) leaves no time for another try",
     ]
+
+
+def test_a_429_storm_on_every_write_slows_the_run_down_and_it_still_succeeds(
+    harness: Harness, fault_proxy: FaultProxy, proxied_kubeconfig: Path
+) -> None:
+    """API Priority and Fairness pushing back on all writes at once: each is tried again
+    after the Retry-After, once; none fails."""
+    harness.declare(APPS)
+    busy = status_answer(429, "too many requests, please try again later", retry_after=1)
+    fault_proxy.inject(Fault(busy, method="PATCH", dry_run=False, times=6))
+
+    applied = harness.driftctl("apply", "--concurrency", "4", kubeconfig=proxied_kubeconfig)
+
+    assert applied.code == 0, applied.err
+    assert applied.out.splitlines()[-1] == (
+        "Apply: 4 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed"
+    )
+    notes, others = split_notes(applied.err)
+    assert others == []
+    assert len(notes) == 6
+    assert all(note.startswith("note: retrying in 1.0s: ") for note in notes)
+    writes = [e for e in fault_proxy.exchanges if e.method == "PATCH" and not e.dry_run]
+    assert sorted(e.status for e in writes).count(429) == 6
+    assert len(writes) == 6 + 6  # 2 WebApps, 2 Deployments, 2 statuses: each tried twice

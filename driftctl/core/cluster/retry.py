@@ -20,15 +20,15 @@ TRANSIENT = frozenset({CONNECTION_FAILED, 429, 500, 502, 503, 504})
 
 @dataclass(frozen=True)
 class Backoff:
-    """Exponential backoff with full jitter, capped per wait."""
+    """Exponential backoff with full jitter, capped per wait; a Retry-After replaces it whole."""
 
     base: float = 0.2
     cap: float = 10.0
 
     def delay(self, attempt: int, jitter: float, retry_after: float | None = None) -> float:
         """Seconds to wait before try `attempt + 1`; `jitter` is uniform in [0, 1)."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.cap)
+        if retry_after is not None:  # never sooner than the server asked (--timeout bounds it)
+            return max(retry_after, 0.0)
         ceiling = min(self.cap, self.base * 2.0**attempt)
         return ceiling / 2 + jitter * ceiling / 2
 
