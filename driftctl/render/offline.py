@@ -13,6 +13,7 @@ from typing import Any
 
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.commit_diff import Changed, DiffReport
+from driftctl.core.planning.redaction import masked
 from driftctl.core.source.desired_state import Revision, ValidationReport
 from driftctl.core.source.model import WebApp
 from driftctl.errors import Problem
@@ -78,8 +79,8 @@ def _webapp_json(app: WebApp) -> dict[str, Any]:
         "name": app.name,
         "image": app.spec.image,
         "replicas": app.spec.replicas,
-        "labels": dict(app.labels),
-        "annotations": dict(app.annotations),
+        "labels": masked(dict(app.labels)),
+        "annotations": masked(dict(app.annotations)),
         "file": app.origin.file if app.origin else None,
         "line": app.origin.line if app.origin else None,
     }

@@ -1,7 +1,9 @@
 """Plans and apply outcomes as text, JSON and Markdown. Pure: returns strings, prints nothing.
 
-Objects are always named `Kind/namespace/name`. Text is for a terminal or a CronJob log;
-unchanged objects are counted in the summary, listed only when asked.
+Objects are always named `Kind/namespace/name`. Values are shown masked where they look
+secret (core.planning.redaction): a plan may be posted where many read it. Text is for a
+terminal or a CronJob log; unchanged objects are counted in the summary, listed only when
+asked.
 
 JSON of a plan (stable; keys in this order, objects in the order they are acted on):
     revision   the Git commit the plan was computed at
@@ -48,6 +50,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_of
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+from driftctl.core.planning.redaction import masked, masked_patch
 from driftctl.render.style import Style
 
 _SYMBOLS = {
@@ -83,16 +86,16 @@ def plan_summary(plan: Plan) -> str:
     return "Plan: " + ", ".join(parts)
 
 
-def value_text(value: Any) -> str:
-    """A field value as JSON, shortened to one readable line."""
-    text = json.dumps(value, sort_keys=True)
+def value_text(value: Any, name: str = "") -> str:
+    """A field value as JSON, secret-like members masked, shortened to one readable line."""
+    text = json.dumps(masked(value, name), sort_keys=True)
     return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 3] + "..."
 
 
 def change_text(change: FieldChange) -> str:
     """`spec.replicas: 5 -> 3 (changed by kubectl-scale)`, or with the plan's note."""
-    before = "(none)" if change.op == "add" else value_text(change.before)
-    after = "(none)" if change.op == "remove" else value_text(change.after)
+    before = "(none)" if change.op == "add" else value_text(change.before, change.path)
+    after = "(none)" if change.op == "remove" else value_text(change.after, change.path)
     if change.note:
         who = f" ({change.note})"
     else:
@@ -102,14 +105,15 @@ def change_text(change: FieldChange) -> str:
 
 def kept_text(kept: Kept) -> str:
     """`spec.replicas kept: scaled by HorizontalPodAutoscaler/web/shop (3 here, 2 in Git)`."""
-    git = "not in Git" if kept.git is None else f"{value_text(kept.git)} in Git"
-    return f"{kept.path} kept: {kept.reason} ({value_text(kept.live)} here, {git})"
+    git = "not in Git" if kept.git is None else f"{value_text(kept.git, kept.path)} in Git"
+    return f"{kept.path} kept: {kept.reason} ({value_text(kept.live, kept.path)} here, {git})"
 
 
 def foreign_text(field: Foreign) -> str:
     """`metadata.annotations.team: "a" (set by ops-bot, not in Git; left alone)`."""
     who = ", ".join(field.managers)
-    return f"{field.path}: {value_text(field.value)} (set by {who}, not in Git; left alone)"
+    shown = value_text(field.value, field.path)
+    return f"{field.path}: {shown} (set by {who}, not in Git; left alone)"
 
 
 def action_lines(action: Action, style: Style) -> list[str]:
@@ -168,9 +172,14 @@ def _action_json(action: Action) -> dict[str, Any]:
         "managers": list(managers_of(changes_of(action))),
         "owner": owner.display if owner else None,
         "error": action.error if isinstance(action, Refused) else None,
-        "patch": list(patch_of(action)),
+        "patch": masked_patch(patch_of(action)),
         "ignored": [
-            {"field": k.path, "reason": k.reason, "live": k.live, "git": k.git}
+            {
+                "field": k.path,
+                "reason": k.reason,
+                "live": masked(k.live, k.path),
+                "git": masked(k.git, k.path),
+            }
             for k in kept_of(action)
         ],
         "fights": [
@@ -179,7 +188,7 @@ def _action_json(action: Action) -> dict[str, Any]:
             if ch.corrected
         ],
         "foreign": [
-            {"field": f.path, "managers": list(f.managers), "value": f.value}
+            {"field": f.path, "managers": list(f.managers), "value": masked(f.value, f.path)}
             for f in foreign_of(action)
         ],
     }

@@ -28,6 +28,7 @@ from driftctl.core.cluster.retry import (
     retry_after_seconds,
     should_retry,
 )
+from driftctl.core.planning.redaction import masked_text
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
@@ -46,7 +47,8 @@ class ApiError(ClusterError):
         self.status = status
         self.reason = str(body.get("reason") or "")
         self.details = body.get("details") or {}
-        message = body.get("message") or "no message"
+        # The server's message may echo a value of the request (a webhook quoting a Secret).
+        message = masked_text(str(body.get("message") or "no message"))
         if status == CONNECTION_FAILED:
             self.detail = f"API server {message}"
         else:
@@ -58,7 +60,9 @@ class ApiError(ClusterError):
     @property
     def causes(self) -> list[dict[str, Any]]:
         causes: list[dict[str, Any]] = self.details.get("causes") or []
-        return causes
+        return [
+            {**cause, "message": masked_text(str(cause.get("message", "")))} for cause in causes
+        ]
 
     @property
     def short(self) -> str:

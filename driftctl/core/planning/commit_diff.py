@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.redaction import masked_change
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import WebApp
 
@@ -47,7 +48,7 @@ def diff_commits(base: Iterable[WebApp], head: Iterable[WebApp]) -> CommitDiff:
     changed = []
     unchanged = 0
     for key in sorted(old.keys() & new.keys()):
-        fields = tuple(declared_changes(old[key], new[key]))
+        fields = tuple(masked_change(field) for field in declared_changes(old[key], new[key]))
         if fields:
             changed.append(Changed(old[key], new[key], fields))
         else:

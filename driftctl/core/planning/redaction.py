@@ -14,11 +14,14 @@ Pure. A value is masked when either rule holds:
 A masked value is shown as `(masked)`: not a hash, which would let a short password be
 guessed. A reviewer still sees that the field changed. Maps and lists are masked member
 by member, so masking a Deployment that is created hides only the secret-like members.
+`masked_text` masks the credential-like parts of free text (an API server's message may
+echo a request's values), `masked_patch` the values of a JSON Patch a report shows.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +39,12 @@ _SECRET_VALUE = re.compile(
     r"|[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"
     r"|\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|sk-[A-Za-z0-9]{20,})"
+)
+
+
+# In free text a PEM block is masked through its END line, not only its header.
+_SECRET_IN_TEXT = re.compile(
+    r"-----BEGIN ([A-Z ]+)-----(?:.*?-----END \1-----)?|" + _SECRET_VALUE.pattern, re.DOTALL
 )
 
 
@@ -62,3 +71,19 @@ def masked_change(change: FieldChange) -> FieldChange:
     return replace(
         change, before=masked(change.before, change.path), after=masked(change.after, change.path)
     )
+
+
+def masked_text(text: str) -> str:
+    """`text` with each credential-like part (rule 2) replaced by `(masked)`."""
+    return _SECRET_IN_TEXT.sub(MASK, text)
+
+
+def masked_patch(patch: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A JSON Patch's operations with their values masked by both rules (the name of a
+    value is the last segment of its path)."""
+    return [
+        {**op, "value": masked(op["value"], str(op.get("path", "")).rsplit("/", 1)[-1])}
+        if "value" in op
+        else dict(op)
+        for op in patch
+    ]
