@@ -10,6 +10,8 @@ it (forwarded or dropped), which lets a test kill the client at exactly that req
 Every request is recorded with what the client got, so tests assert exact numbers of tries.
 
 Client certificates cannot pass a TLS-terminating proxy: use a bearer-token kubeconfig.
+`accept_token(presented, real)` lets a client present a made-up bearer token (a canary a
+test then looks for everywhere) that the proxy swaps for a real one before forwarding.
 It listens on 127.0.0.1 only, and every wait is bounded (socket timeouts, stop).
 """
 
@@ -288,6 +290,7 @@ class FaultProxy:
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.load_cert_chain(str(serving.cert), str(serving.key))
         self.script = _Script()
+        self._tokens: dict[str, str] = {}
         self.stopping = threading.Event()
         self._server = _Server(port, self, tls)
         self._thread = threading.Thread(
@@ -308,6 +311,10 @@ class FaultProxy:
         """Drop every fault still queued: from now on requests are only forwarded."""
         with self.script.lock:
             self.script.faults.clear()
+
+    def accept_token(self, presented: str, real: str) -> None:
+        """Forward requests bearing the token `presented` with the token `real` instead."""
+        self._tokens[f"Bearer {presented}"] = f"Bearer {real}"
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -331,6 +338,9 @@ class FaultProxy:
             host, port, context=self._client_tls, timeout=UPSTREAM_SECONDS
         )
         sent = {k: v for k, v in headers if k.lower() not in HOP_BY_HOP | {"host"}}
+        for name, value in sent.items():
+            if name.lower() == "authorization" and value in self._tokens:
+                sent[name] = self._tokens[value]
         try:
             upstream.request(method, target, body=body or None, headers=sent)
             answer = upstream.getresponse()
