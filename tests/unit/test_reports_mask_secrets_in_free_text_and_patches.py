@@ -3,6 +3,8 @@ like a credential is `(masked)`, the rest is kept so the reader still sees what 
 
 from __future__ import annotations
 
+from typing import Any
+
 from driftctl.core.planning.redaction import MASK, masked_patch, masked_text
 
 
@@ -17,7 +19,7 @@ def test_a_credential_in_free_text_is_masked_and_the_rest_kept() -> None:
 
 
 def test_a_patch_masks_values_by_their_name_and_by_their_look() -> None:
-    patch = [
+    patch: list[dict[str, Any]] = [
         {"op": "add", "path": "/metadata/annotations/example.com~1api-token", "value": "x"},
         {"op": "add", "path": "/metadata", "value": {"annotations": {"note": "https://u:p@h/"}}},
         {"op": "replace", "path": "/spec/replicas", "value": 3},
