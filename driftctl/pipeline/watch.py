@@ -14,7 +14,9 @@ The process waits for the instance's Lease (a standby polls it), and while it le
   the Git ref moved (looked at every --git-poll seconds, fetched only when it moved), and
   every --resync seconds; the queue is paused meanwhile, so no WebApp is worked on twice.
 A stop (SIGTERM) finishes the reconciles in progress and releases the Lease; a lost Lease
-stops the process (exit 6), to start again as a standby. Nothing is decided here.
+stops the process (exit 6), to start again as a standby: refused by another holder, or not
+renewed within the renew deadline (core.cluster.lease.Term), which ends before the Lease
+can expire for the standby, so two leaders never act at once. Nothing is decided here.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl.core.cluster import requests as r
+from driftctl.core.cluster.lease import Standing
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import lookups
@@ -213,10 +216,7 @@ class Controller:
         next_resync = self._clock() + pace.resync
         while not self._stop.is_set():
             if lock.lost:
-                raise LockHeld(
-                    "lost the Lease: another process leads now",
-                    hint="this process stops; started again, it waits as a standby",
-                )
+                raise LockHeld(_why_lost(lock), hint=LOST_HINT)
             with self._cond:
                 due = self._queue.promote(self._clock())
                 self._cond.notify_all()
@@ -446,6 +446,18 @@ class Controller:
             while not self._queue.idle and self._clock() < give_up:
                 self._cond.wait(0.2)
             self._cond.notify_all()
+
+
+LOST_HINT = "this process stops; started again, it waits as a standby"
+
+
+def _why_lost(lock: RunLock) -> str:
+    if lock.standing is Standing.OVERDUE:
+        return (
+            f"could not renew the Lease within its renew deadline ({lock.term.renew_deadline:g}s, "
+            f"before it can expire for others at {lock.term.duration}s): stopped leading"
+        )
+    return "lost the Lease: another process leads now"
 
 
 def _summary(report: ApplyReport) -> str:

@@ -150,6 +150,22 @@ class Kube:
         self._jitter = jitter
         self.sent: Counter[str] = Counter()
 
+    def bounded(self, seconds: float) -> Kube:
+        """This client with at most `seconds` left for its retries (a Lease renewal must end
+        before its renew deadline); it counts into the same `sent`."""
+        left = min(seconds, self.deadline.remaining())
+        other = Kube(
+            self._api,
+            Deadline(left, self.deadline.clock),
+            backoff=self._backoff,
+            sleep=self._sleep,
+            jitter=self._jitter,
+            notice=self._notice,
+            answered=self._answered,
+        )
+        other.sent = self.sent
+        return other
+
     def send(self, request: Request) -> dict[str, Any]:
         """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures."""
         attempt = 0

@@ -1,9 +1,12 @@
 """The run lock: acquires, renews and releases this instance's Lease.
 
 Decisions come from core.cluster.lease; this module only reads and writes the Lease. While a
-run holds the lock, a daemon thread renews it every third of its duration; if a renewal is
-refused (someone ran `driftctl unlock`, or the Lease expired and another run took it),
-`lost` turns true and the run stops before its next write.
+run holds the lock, a daemon thread renews it on the lock's `Term` (every 10 s, again every
+2 s after a failure, each try bounded by the time left before the renew deadline). `lost`
+turns true, and the run stops before its next write, when a renewal is refused (someone ran
+`driftctl unlock`, or the Lease expired and another run took it) or when no renewal
+succeeded within the renew deadline (the API server is unreachable): that is before the
+Lease expires for the others, so two runs never act at once.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from driftctl.kube_formats import api_micro_time
 from driftctl.shell.kube import ApiError, Kube
 
 POLL_SECONDS = 1.0
+DEFAULT_TERM = decide.Term()  # 30 s Lease, renewed every 10 s, given up at 20 s
 
 
 def utc_now() -> datetime.datetime:
@@ -40,16 +44,34 @@ class RunLock:
         ref: LeaseRef,
         me: str,
         *,
-        duration: int = 30,
+        term: decide.Term = DEFAULT_TERM,
         clock: Callable[[], datetime.datetime] = utc_now,
         sleep: Callable[[float], None] = time.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._kube, self._ref, self._me = kube, ref, me
-        self._duration, self._clock, self._sleep = duration, clock, sleep
+        self._term, self._clock, self._sleep, self._monotonic = term, clock, sleep, monotonic
         self._lease: dict[str, Any] | None = None
+        self._renewed_at = 0.0  # monotonic time the last successful write was stamped
+        self._refused = False
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
-        self.lost = False
+
+    @property
+    def standing(self) -> decide.Standing:
+        """Held, refused (409) or overdue (not renewed within the renew deadline)."""
+        if self._lease is None:
+            return decide.Standing.REFUSED if self._refused else decide.Standing.HELD
+        return decide.standing(self._renewed_at, self._refused, self._monotonic(), self._term)
+
+    @property
+    def lost(self) -> bool:
+        """Whether this run must stop acting: the Lease may be, or is, another run's."""
+        return self.standing is not decide.Standing.HELD
+
+    @property
+    def term(self) -> decide.Term:
+        return self._term
 
     @property
     def lease(self) -> dict[str, Any] | None:
@@ -78,27 +100,39 @@ class RunLock:
             "or break a stale lock with `driftctl unlock`",
         )
 
-    def _write(self, current: dict[str, Any] | None) -> bool:
+    def _write(self, current: dict[str, Any] | None, kube: Kube | None = None) -> bool:
         """Write ourselves in; False when another run won the race (409)."""
+        stamped = self._monotonic()  # before renewTime is read off the clock: never late
         body = decide.held(
-            current, self._ref, me=self._me, duration=self._duration, now=self._clock()
+            current, self._ref, me=self._me, duration=self._term.duration, now=self._clock()
         )
         try:
-            self._lease = self._kube.send(_write_request(self._ref, body, create=current is None))
+            written = (kube or self._kube).send(
+                _write_request(self._ref, body, create=current is None)
+            )
         except ApiError as failed:
             if failed.status == 409:
                 return False
             raise
+        self._lease, self._renewed_at = written, stamped
         return True
 
     def _renew_forever(self) -> None:
-        while not self._stop.wait(self._duration / 3):
+        term = self._term
+        wait = term.renew_every
+        while not self._stop.wait(wait):
+            if self.lost:
+                return  # overdue: the run stops; the Lease is left to expire
+            budget = decide.renewal_budget(self._renewed_at, self._monotonic(), term)
             try:
-                if not self._write(self._lease):
-                    self.lost = True
-                    return
+                renewed = self._write(self._lease, self._kube.bounded(budget))
             except ApiError:
-                continue  # a transient failure the retry loop gave up on; try at the next tick
+                renewed = False  # unreachable, or a transient failure: try again soon
+            else:
+                if not renewed:
+                    self._refused = True
+                    return
+            wait = decide.next_renewal(renewed, self._renewed_at, self._monotonic(), term)
 
     def release(self) -> None:
         """Stop renewing and leave the Lease free (kept, so the next run only updates it)."""

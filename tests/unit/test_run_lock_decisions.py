@@ -86,3 +86,63 @@ def test_each_shard_of_a_sharded_instance_holds_its_own_lease() -> None:
     assert lease.LeaseRef("ops", "blue", Shard(0, 1)).name == "driftctl-blue"  # unsharded
     # One index holds one Lease whatever the count, so runs of one index never overlap.
     assert lease.LeaseRef("ops", "blue", Shard(1, 2)).name == "driftctl-blue-shard-1"
+
+
+TERM = lease.Term(duration=30, renew_every=10, renew_deadline=20, retry_every=2)
+
+
+@pytest.mark.parametrize(
+    ("since_renewal", "refused", "standing"),
+    [
+        pytest.param(0.0, False, lease.Standing.HELD, id="just-renewed"),
+        pytest.param(19.9, False, lease.Standing.HELD, id="inside-the-deadline"),
+        pytest.param(20.0, False, lease.Standing.OVERDUE, id="at-the-deadline"),
+        pytest.param(25.0, False, lease.Standing.OVERDUE, id="past-the-deadline"),
+        pytest.param(1.0, True, lease.Standing.REFUSED, id="refused-even-when-fresh"),
+    ],
+)
+def test_a_holder_stands_by_its_last_renewal(
+    since_renewal: float, refused: bool, standing: lease.Standing
+) -> None:
+    assert lease.standing(100.0, refused, 100.0 + since_renewal, TERM) is standing
+
+
+def test_a_holder_stops_before_the_lease_can_expire_for_others() -> None:
+    """Walk the clock from the last good renewal: the holder is overdue strictly before the
+    instant `decide` lets another process take the Lease (renewTime + duration)."""
+    renewed_wall = NOW
+    body = lease.held(None, OPS, me="me", duration=TERM.duration, now=renewed_wall)
+    first_overdue = next(
+        t / 10
+        for t in range(0, 400)
+        if lease.standing(0.0, False, t / 10, TERM) is not lease.Standing.HELD
+    )
+    first_takeable = next(
+        t / 10
+        for t in range(0, 400)
+        if lease.decide(body, "standby", renewed_wall + datetime.timedelta(seconds=t / 10))
+        is lease.Step.TAKE
+    )
+    assert first_overdue == TERM.renew_deadline
+    assert first_takeable == TERM.duration
+    assert first_overdue < first_takeable
+
+
+def test_renewals_are_paced_and_bounded_by_the_deadline() -> None:
+    assert lease.next_renewal(True, 0.0, 0.0, TERM) == 10
+    assert lease.next_renewal(False, 0.0, 10.0, TERM) == 2
+    assert lease.next_renewal(False, 0.0, 19.0, TERM) == pytest.approx(1.0)
+    assert lease.next_renewal(False, 0.0, 21.0, TERM) == 0
+    assert lease.renewal_budget(0.0, 12.0, TERM) == 8
+    assert lease.renewal_budget(0.0, 30.0, TERM) == 0
+
+
+@pytest.mark.parametrize(
+    ("duration", "every", "deadline", "retry"),
+    [(30, 10, 30, 2), (30, 20, 20, 2), (30, 10, 20, 0), (30, 1, 20, 2)],
+)
+def test_a_term_whose_deadline_does_not_end_before_expiry_is_refused(
+    duration: int, every: float, deadline: float, retry: float
+) -> None:
+    with pytest.raises(ValueError, match="renew_deadline < duration"):
+        lease.Term(duration, every, deadline, retry)

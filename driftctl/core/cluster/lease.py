@@ -8,6 +8,14 @@ Lease cannot both win: the loser gets 409 and looks again. Pure: `now` is passed
 A Lease is named by a `LeaseRef` (namespace, instance and shard): its name is computed
 there, once, and never parsed back. Each shard of a sharded instance holds its own Lease,
 so shards run at the same time while two runs of one shard still exclude each other.
+
+A holder keeps its Lease on a `Term`: it renews every `renew_every` seconds, tries again
+every `retry_every` seconds after a failed renewal, and stops acting once `renew_deadline`
+seconds passed since the last renewal that succeeded (`standing`), which is well before the
+`duration` after which others may take the Lease. So a leader cut off from the API server
+stops writing before a standby can start. The times are on the holder's own monotonic
+clock, measured from the moment the renewal's renewTime was stamped (never later than the
+server saw it), so the holder's view of its deadline is never the optimistic one.
 """
 
 from __future__ import annotations
@@ -20,6 +28,51 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.kube_formats import api_micro_time, parse_api_time
 from driftctl.settings import WHOLE, Shard
+
+
+@dataclass(frozen=True)
+class Term:
+    """How a holder keeps its Lease (seconds): renew_every < renew_deadline < duration."""
+
+    duration: int = 30  # leaseDurationSeconds: others may take the Lease this long after renewTime
+    renew_every: float = 10.0
+    renew_deadline: float = 20.0
+    retry_every: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.retry_every <= self.renew_every < self.renew_deadline < self.duration:
+            raise ValueError(
+                "a Lease term needs 0 < retry_every <= renew_every < renew_deadline < duration, "
+                f"got {self.retry_every:g}, {self.renew_every:g}, {self.renew_deadline:g}, "
+                f"{self.duration}"
+            )
+
+
+class Standing(enum.Enum):
+    HELD = "held"  # renewed within the renew deadline: go on acting
+    REFUSED = "refused"  # a renewal was answered 409: another run holds it now
+    OVERDUE = "overdue"  # no renewal succeeded within the renew deadline: stop acting
+
+
+def standing(renewed_at: float, refused: bool, now: float, term: Term) -> Standing:
+    """Where a holder stands, `now` on the clock `renewed_at` (its last renewal) was read on."""
+    if refused:
+        return Standing.REFUSED
+    if now - renewed_at >= term.renew_deadline:
+        return Standing.OVERDUE
+    return Standing.HELD
+
+
+def renewal_budget(renewed_at: float, now: float, term: Term) -> float:
+    """How long one renewal tried now may take: what is left before the renew deadline."""
+    return max(term.renew_deadline - (now - renewed_at), 0.0)
+
+
+def next_renewal(renewed: bool, renewed_at: float, now: float, term: Term) -> float:
+    """Seconds to wait before the next renewal: `renew_every` after one that succeeded,
+    `retry_every` after one that failed, never past the renew deadline."""
+    wait = term.renew_every if renewed else term.retry_every
+    return max(min(wait, renewal_budget(renewed_at, now, term)), 0.0)
 
 
 class Step(enum.Enum):
