@@ -39,6 +39,7 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.watch.backoff import Backoff
 from driftctl.core.watch.changes import Place, place_of, worth_reconciling
+from driftctl.core.watch.own_writes import Key, OwnWrites
 from driftctl.core.watch.queue import WorkQueue
 from driftctl.errors import DriftctlError, LockHeld
 from driftctl.pipeline.cluster import (
@@ -63,7 +64,6 @@ Notice = Callable[[str], None]
 STANDBY_POLL = 2.0  # seconds between a standby's looks at the Lease
 DRAIN_SECONDS = 30.0  # how long a stop waits for the reconciles in progress
 CORRECTING = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
-Written = tuple[str, str, str]  # kind, namespace, name
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ class Controller:
         self._queue: WorkQueue[Place] = WorkQueue()
         self._backoff = Backoff()
         self._seen: dict[Place, float] = {}  # when a waiting place's first change was seen
-        self._written: dict[Written, str] = {}
+        self._written = OwnWrites()
         self._written_lock = threading.Lock()
         self._informers: list[Informer] = []
         self._lock: RunLock | None = None
@@ -146,6 +146,11 @@ class Controller:
         self._draining = False
         self.metrics.gauge_of(
             "watch_queue_depth", "WebApps waiting to be reconciled.", lambda: self._queue.depth
+        )
+        self.metrics.gauge_of(
+            "watch_own_writes_pending",
+            "Objects written by this process whose watch event has not come back yet.",
+            lambda: self.writes_pending,
         )
 
     # -- leadership -------------------------------------------------------------------
@@ -267,7 +272,7 @@ class Controller:
             return  # the first lists: the full pass at the start covers them
         obj = after if after is not None else before
         assert obj is not None
-        if after is not None and self._is_own_write(after):
+        if self._is_own_write(obj, after is not None):
             return
         if not worth_reconciling(before, after):
             return
@@ -277,24 +282,35 @@ class Controller:
             self._queue.add(place)
             self._cond.notify()
 
-    def _is_own_write(self, obj: dict[str, Any]) -> bool:
+    def _is_own_write(self, obj: dict[str, Any], present: bool) -> bool:
+        """Whether this event is one of our writes coming back (core.watch.own_writes)."""
         meta = obj.get("metadata") or {}
-        key = (str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name")))
+        version = str(meta.get("resourceVersion")) if present else None
         with self._written_lock:
-            if self._written.get(key) == meta.get("resourceVersion"):
-                del self._written[key]
-                return True
-        return False
+            return self._written.seen(_written_key(obj), version)
 
     def _record_write(self, request: r.Request, body: dict[str, Any]) -> None:
-        """Remember the resourceVersion each write of ours answered with."""
+        """Remember the resourceVersion each write of ours answered with, unless its event
+        came back already (the informer holds that version)."""
         if request.method != "PATCH" or ("dryRun", "All") in request.query:
             return
         meta = body.get("metadata") or {}
-        if "resourceVersion" in meta:
-            key = (str(body.get("kind")), str(meta.get("namespace")), str(meta.get("name")))
-            with self._written_lock:
-                self._written[key] = str(meta["resourceVersion"])
+        if "resourceVersion" not in meta:
+            return
+        key = _written_key(body)
+        place = (key[1], key[2])
+        with self._written_lock:  # the informer's store is read and the write told at once
+            held = next(
+                (each.version_of(place) for each in self._informers if each.holds(key[0], key[1])),
+                None,
+            )
+            self._written.wrote(key, str(meta["resourceVersion"]), held)
+
+    @property
+    def writes_pending(self) -> int:
+        """Objects whose write of ours has not come back as an event yet."""
+        with self._written_lock:
+            return len(self._written)
 
     def _kube(self) -> Kube:
         """A client for one reconcile or pass: its retries bounded by --timeout."""
@@ -458,6 +474,11 @@ def _why_lost(lock: RunLock) -> str:
             f"before it can expire for others at {lock.term.duration}s): stopped leading"
         )
     return "lost the Lease: another process leads now"
+
+
+def _written_key(obj: dict[str, Any]) -> Key:
+    meta = obj.get("metadata") or {}
+    return str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name"))
 
 
 def _summary(report: ApplyReport) -> str:

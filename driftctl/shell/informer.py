@@ -61,6 +61,16 @@ class Informer:
         with self._lock:
             return list(self._store.values())
 
+    def version_of(self, place: Place) -> str | None:
+        """The resourceVersion of the object at `place` as last seen (None: not held)."""
+        with self._lock:
+            held = self._store.get(place)
+        return None if held is None else str((held.get("metadata") or {}).get("resourceVersion"))
+
+    def holds(self, kind: str, namespace: str) -> bool:
+        """Whether objects of `kind` in `namespace` are this informer's."""
+        return kind == self.kind.kind and self._namespace in (None, namespace)
+
     def start(self) -> threading.Thread:
         thread = threading.Thread(target=self._run, name=f"watch-{self.kind.plural}", daemon=True)
         thread.start()

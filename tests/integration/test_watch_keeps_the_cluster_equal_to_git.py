@@ -1,6 +1,7 @@
 """`driftctl watch` on the real control plane, as a real process with operator/'s RBAC.
 
-- a Deployment scaled by hand is put back, with no other action;
+- a Deployment scaled by hand is put back, with no other action, and no write of its own
+  stays remembered once its event came back;
 - a quiet period with nothing drifted writes nothing and lists nothing: the API server
   counts only the watch's own requests (its WATCHes and Lease writes, as it reports them);
 - a WebApp deleted by hand is cleaned up and created again; a Git commit is applied, and a
@@ -186,6 +187,9 @@ def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(
         lambda: process.metric("driftctl_watch_drift_correction_seconds_count") >= 1, 10
     )
     assert process.said("configured Deployment/")
+    assert eventually(lambda: process.metric("driftctl_watch_own_writes_pending") == 0, 10), (
+        "every write of its own came back as an event and was forgotten"
+    )
 
     planned = harness.driftctl("plan")
     assert planned.code == 0, planned.out + planned.err

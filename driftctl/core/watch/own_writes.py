@@ -1,0 +1,54 @@
+"""Which watch events are driftctl's own writes coming back, kept bounded.
+
+Each write driftctl makes (a PATCH, not a dry-run) is answered with the object's new
+resourceVersion; the watch event carrying that version is the write coming back and is
+not worth a reconcile. What is remembered per object is the versions of its writes whose
+events have not come yet, in the order the writes were answered (one object's writes are
+answered, and its events told, in the order of its versions). Nothing stays there longer
+than the object's next event:
+- a write whose event came first (the watch can be faster than the answer), or that
+  changed nothing (the object's version stays, and no event follows), is not remembered:
+  the informer already holds the object at that version;
+- an event at a remembered version is ours: it and the versions before it are dropped,
+  the later ones (writes still to come back) stay;
+- any other event of the object (someone else's change, its deletion, a fresh list)
+  drops everything remembered for it: a version is never told twice, so what was
+  remembered can only be an event already gone by; at worst, one of ours still to come is
+  then reconciled once more, which finds nothing to do and writes nothing.
+So the map holds at most the objects written since their last event, each with at most
+MAX_PENDING versions, and it never hides anyone else's change. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Key = tuple[str, str, str]  # kind, namespace, name
+MAX_PENDING = 8  # one reconcile writes an object at most a few times (spec, then status)
+
+
+@dataclass
+class OwnWrites:
+    """The versions of driftctl's writes whose events have not come back yet, per object."""
+
+    _pending: dict[Key, tuple[str, ...]] = field(default_factory=dict)
+
+    def wrote(self, key: Key, version: str, held: str | None) -> None:
+        """A write of `key` was answered at `version`; `held`: the version the informer holds."""
+        if version == held:
+            return
+        self._pending[key] = (*self._pending.get(key, ()), version)[-MAX_PENDING:]
+
+    def seen(self, key: Key, version: str | None) -> bool:
+        """An event of `key` at `version` (None: gone): whether it is one of our writes."""
+        pending = self._pending.pop(key, ())
+        if version is None or version not in pending:
+            return False
+        later = pending[pending.index(version) + 1 :]
+        if later:
+            self._pending[key] = later
+        return True
+
+    def __len__(self) -> int:
+        """How many objects have writes still to come back."""
+        return len(self._pending)
