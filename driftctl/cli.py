@@ -975,6 +975,13 @@ def _given(ctx: click.Context, *names: str) -> tuple[str, ...]:
     metavar="[HOST]:PORT",
     help="Where /healthz, /readyz and /metrics are served (port 0: any free port).",
 )
+@flag(
+    "lease-duration",
+    type=click.IntRange(min=3),
+    default=30,
+    help="Seconds a standby waits for a silent leader. The leader renews every third of "
+    "it and stops (exit 6) when no renewal succeeded for two thirds of it.",
+)
 def watch(
     *,
     repo: str,
@@ -1005,6 +1012,7 @@ def watch(
     resync: float,
     git_poll: float,
     metrics_addr: str,
+    lease_duration: int,
 ) -> None:
     """Keep the cluster equal to Git continuously: the operator form of `apply`.
 
@@ -1016,7 +1024,7 @@ def watch(
     --git-poll seconds and runs a full plan and apply when it moved, and every --resync
     seconds. Serves /healthz, /readyz and Prometheus /metrics on --metrics-addr. Runs until
     SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when the cluster cannot be
-    used, 6 when it lost the Lease to another process.
+    used, 6 when it lost the Lease to another process or could not renew it in time.
     """
     import signal
 
@@ -1044,7 +1052,12 @@ def watch(
         ),
         Policy.of(prune=prune, allow_empty=allow_empty, max_prune=max_prune, recreate=recreate),
         Lock(lock_namespace),
-        Watch.of(resync=resync, git_poll=git_poll, metrics_addr=metrics_addr),
+        Watch.of(
+            resync=resync,
+            git_poll=git_poll,
+            metrics_addr=metrics_addr,
+            lease_duration=lease_duration,
+        ),
         Drift.of(override_managers=override_manager, ignore=ignore, ignore_managers=ignore_manager),
     )
     log = TextLog(_style())

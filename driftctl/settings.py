@@ -274,8 +274,14 @@ class Watch:
     git_poll: float = 15.0  # seconds between looks at the Git ref
     metrics_host: str = "0.0.0.0"
     metrics_port: int = 8080
+    lease_duration: int = 30  # seconds; renewed every third, given up after two thirds
 
     def __post_init__(self) -> None:
+        if self.lease_duration < MIN_LEASE_SECONDS:
+            raise UsageError(
+                f"--lease-duration must be at least {MIN_LEASE_SECONDS} seconds, "
+                f"got {self.lease_duration}"
+            )
         if self.resync < 1:
             raise UsageError(f"--resync must be at least 1 second, got {self.resync:g}")
         if self.git_poll < 0.1:
@@ -284,7 +290,9 @@ class Watch:
             raise UsageError(f"--metrics-addr port must be 0 to 65535, got {self.metrics_port}")
 
     @classmethod
-    def of(cls, *, resync: float, git_poll: float, metrics_addr: str) -> Watch:
+    def of(
+        cls, *, resync: float, git_poll: float, metrics_addr: str, lease_duration: int = 30
+    ) -> Watch:
         """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all)."""
         host, colon, port = metrics_addr.rpartition(":")
         if not colon or not port.isdigit():
@@ -292,9 +300,10 @@ class Watch:
                 f"--metrics-addr must be HOST:PORT or :PORT, not {metrics_addr!r}",
                 hint="for example --metrics-addr 127.0.0.1:8080 or --metrics-addr :8080",
             )
-        return cls(resync, git_poll, host.strip("[]") or "0.0.0.0", int(port))
+        return cls(resync, git_poll, host.strip("[]") or "0.0.0.0", int(port), lease_duration)
 
 
+MIN_LEASE_SECONDS = 3
 FAIL_ON = ("invalid", "prune", "replace", "drift", "change")  # what `check --fail-on` may name
 DEFAULT_MAX_BYTES = 65_536  # a GitHub comment holds at most 65,536 characters
 MIN_MAX_BYTES = 4_096  # room for the summary and a few objects

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.lease import Standing
+from driftctl.core.cluster.lease import Standing, Term
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import lookups
@@ -160,7 +160,8 @@ class Controller:
             self._api, Deadline(float("inf")), notice=self._notice, answered=self._lease_written
         )
         ref = lease_of(self.setup.cluster, self.setup.lock)
-        self._lock = RunLock(lease_kube, ref, holder_identity())
+        term = Term.of(self.setup.pace.lease_duration)
+        self._lock = RunLock(lease_kube, ref, holder_identity(), term=term)
         if not self._lead(self._lock, ref.display):
             return
         with self._lock:

@@ -146,3 +146,9 @@ def test_a_term_whose_deadline_does_not_end_before_expiry_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match="renew_deadline < duration"):
         lease.Term(duration, every, deadline, retry)
+
+
+def test_a_term_follows_from_the_lease_duration() -> None:
+    assert lease.Term.of(30) == lease.Term()
+    short = lease.Term.of(3)
+    assert (short.renew_every, short.renew_deadline, short.retry_every) == (1, 2, 0.2)

@@ -47,6 +47,12 @@ class Term:
                 f"{self.duration}"
             )
 
+    @classmethod
+    def of(cls, duration: int) -> Term:
+        """The term of a Lease of `duration` seconds: renewed every third of it, given up
+        after two thirds, tried again every fifteenth (at most 2 s) after a failure."""
+        return cls(duration, duration / 3, 2 * duration / 3, min(2.0, duration / 15))
+
 
 class Standing(enum.Enum):
     HELD = "held"  # renewed within the renew deadline: go on acting
