@@ -32,7 +32,14 @@ from tests.controlplane import leftovers, testimages
 from tests.controlplane import node as node_config
 from tests.controlplane.node import Node, NodeLayout
 from tests.controlplane.pki import KeyPair, Pki, issue_client, make_pki
-from tests.controlplane.processes import alive, command_line, spawn, started_for, terminate
+from tests.controlplane.processes import (
+    alive,
+    command_line,
+    kill_now,
+    spawn,
+    started_for,
+    terminate,
+)
 
 HERE = Path(__file__).resolve().parent
 READY_TIMEOUT = 90.0
@@ -439,9 +446,11 @@ def _stop_each(plane: ControlPlane, names: list[str]) -> list[str]:
     return stopped
 
 
-def stop_component(folder: Path, name: str) -> list[str]:
+def stop_component(folder: Path, name: str, *, crash: bool = False) -> list[str]:
     """Stop one process of a running control plane (kube-apiserver, etcd ...), the others
-    left running; return its argv, for `start_component` to start it again the same way."""
+    left running; return its argv, for `start_component` to start it again the same way.
+    `crash`: SIGKILL at once, as a crash would (a kube-apiserver with watches open lets a
+    SIGTERM wait the whole STOP_TIMEOUT anyway)."""
     plane = read_state(folder)
     if plane is None or name not in plane.pids:
         raise StartError(f"no {name} recorded in {folder}")
@@ -449,7 +458,10 @@ def stop_component(folder: Path, name: str) -> list[str]:
     if not (alive(pid) and started_for(pid, plane.folder)):
         raise StartError(f"{name} (pid {pid}) of {folder} is not running")
     argv = command_line(pid)
-    terminate(pid)
+    if crash:
+        kill_now([pid])
+    else:
+        terminate(pid)
     return argv
 
 
@@ -467,6 +479,31 @@ def start_component(folder: Path, name: str, argv: list[str]) -> ControlPlane:
     if name == "kube-apiserver":
         _wait_ready(plane.folder, plane.server, {name: process})
     return read_state(folder) or plane
+
+
+def _etcd(folder: Path, call: str, body: dict[str, object]) -> dict[str, object]:
+    """One call of etcd's v3 JSON gateway on its loopback client URL."""
+    plane = read_state(folder)
+    if plane is None:
+        raise StartError(f"no control plane recorded in {folder}")
+    urls = [a for a in command_line(plane.pids["etcd"]) if a.startswith("--listen-client-urls=")]
+    if not urls:
+        raise StartError(f"etcd of {folder} is not running")
+    url = urls[0].split("=", 1)[1]
+    request = urllib.request.Request(
+        f"{url}/v3/{call}", data=json.dumps(body).encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return dict(json.loads(answer.read()))
+
+
+def compact_etcd(folder: Path) -> int:
+    """Compact etcd's history up to its current revision (every older resourceVersion is
+    then gone: a watch or list from one gets 410 Gone); return that revision."""
+    header = _etcd(folder, "kv/range", {"key": base64.b64encode(b"/").decode()})["header"]
+    revision = int(dict(header)["revision"])  # type: ignore[call-overload]
+    _etcd(folder, "kv/compaction", {"revision": revision, "physical": True})
+    return revision
 
 
 def stop(folder: Path) -> list[str]:

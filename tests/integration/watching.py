@@ -1,0 +1,102 @@
+"""One `driftctl watch` process under test: started as a real subprocess, read through its
+output, /metrics and /readyz, stopped with SIGTERM (or killed at the test's end)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.conftest import ROOT
+from tests.integration.harness import Harness, _env, eventually
+
+_SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
+
+
+class Watching:
+    """One `driftctl watch` process, its output, its /metrics and /readyz."""
+
+    def __init__(self, harness: Harness, kubeconfig: Path, *extra: str) -> None:
+        argv = harness.argv("watch", kubeconfig=kubeconfig)
+        argv += ["--metrics-addr", "127.0.0.1:0", "--git-poll", "0.5", "--concurrency", "2"]
+        argv += extra
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+        )
+        self.out: list[str] = []
+        self.err: list[str] = []
+        for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err)):
+            threading.Thread(target=_collect, args=(stream, lines), daemon=True).start()
+        assert eventually(lambda: self._port() is not None, 60), self.log()
+
+    def _port(self) -> int | None:
+        for line in list(self.err):
+            if match := _SERVING.search(line):
+                return int(match.group(1))
+        return None
+
+    def _get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self._port()}{path}", timeout=5) as got:
+                return got.status, got.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, ""
+
+    def ready(self) -> bool:
+        return self._get("/readyz")[0] == 200
+
+    def metric(self, name: str) -> float:
+        """The sum of every series of one metric (0 when it has none yet)."""
+        total = 0.0
+        for line in self._get("/metrics")[1].splitlines():
+            series, _, value = line.rpartition(" ")
+            if series.split("{", 1)[0] == name:
+                total += float(value)
+        return total
+
+    def said(self, text: str) -> bool:
+        return any(text in line for line in list(self.err) + list(self.out))
+
+    def log(self) -> str:
+        return "".join(self.out) + "".join(self.err)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+
+def _collect(stream: object, lines: list[str]) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        lines.append(line)
+
+
+def start(harness: Harness, kubeconfig: Path, started: list[Watching], *extra: str) -> Watching:
+    process = Watching(harness, kubeconfig, *extra)
+    started.append(process)
+    return process
+
+
+def replicas(harness: Harness, name: str) -> int | None:
+    deployment = harness.get("deployment", name)
+    return None if deployment is None else int(deployment["spec"]["replicas"])
+
+
+def settled(process: Watching) -> None:
+    """Wait until the watch has nothing left to do: an empty queue over three polls."""
+    polls = process.metric("driftctl_watch_git_polls_total")
+
+    def idle() -> bool:
+        if process.metric("driftctl_watch_queue_depth") != 0:
+            return False
+        return process.metric("driftctl_watch_git_polls_total") >= polls + 3
+
+    assert eventually(idle, 60), process.log()
