@@ -32,6 +32,7 @@ lint: $(INSTALLED)
 bench: $(INSTALLED) controlplane
 	$(BIN)/python -m benchmarks.bench_validate
 	$(BIN)/python -m benchmarks.bench_cluster
+	$(BIN)/python -m benchmarks.bench_watch
 
 demo: $(INSTALLED) controlplane node
 	bash examples/demo.sh

@@ -177,8 +177,7 @@ def measure(bench: bench_.Bench, count: int, options: argparse.Namespace) -> dic
     finally:
         if process.process.poll() is None:
             process.process.kill()
-    bench_.clean_up(bench, turn)
-    return {
+    row = {
         "size": count,
         "edits": len(seconds),
         "correction_seconds": [round(s, 4) for s in seconds],
@@ -197,6 +196,10 @@ def measure(bench: bench_.Bench, count: int, options: argparse.Namespace) -> dic
         "quiet_load": round(load, 2),
         "exit_code_on_sigterm": code,
     }
+    print(f"# N={count}: {json.dumps(row)}", file=sys.stderr, flush=True)
+    if options.controlplane is not None or count != options.sizes[-1]:
+        bench_.clean_up(bench, turn)  # not on a control plane about to be stopped
+    return row
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -259,7 +262,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         bench = bench_.prepare(plane, Path(folder))
         for count in options.sizes:
             rows.append(measure(bench, count, options))
-            print(f"# N={count}: {json.dumps(rows[-1])}", file=sys.stderr)
     data = {
         "date": datetime.date.today().isoformat(),
         "machine": report.machine(),
