@@ -25,11 +25,9 @@ from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.faultproxy import FaultProxy, kubeconfig_for
 from tests.gitrepos import Repo
-from tests.integration.harness import Harness, grant
+from tests.integration.harness import CRD_FILE, Harness, grant, own_control_plane
 from tests.kustomize import account
 from tests.pushgateway import Pushgateway, running
-
-CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 
 
 @pytest.fixture(scope="session")
@@ -40,12 +38,8 @@ def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher
         assert plane is not None, f"no control plane recorded in {reused}"
         yield plane
         return
-    folder = tmp_path_factory.mktemp("controlplane")
-    plane = launcher.start(folder, [CRD_FILE])
-    try:
+    with own_control_plane(tmp_path_factory.mktemp("controlplane")) as plane:
         yield plane
-    finally:
-        launcher.stop(folder)
 
 
 @pytest.fixture(scope="session")

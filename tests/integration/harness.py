@@ -8,6 +8,7 @@ goes through the real kubectl as admin.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,20 @@ from typing import Any
 from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.gitrepos import Repo, webapp
+
+CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
+
+
+@contextlib.contextmanager
+def own_control_plane(folder: Path) -> Iterator[launcher.ControlPlane]:
+    """A control plane in `folder`, with the CRD, stopped at the end: the suite's, or one
+    a test module may stop, restart or break without disturbing the others."""
+    plane = launcher.start(folder, [CRD_FILE])
+    try:
+        yield plane
+    finally:
+        launcher.stop(folder)
+
 
 LOCK_NAMESPACE = "driftctl-system"
 Obj = dict[str, Any]

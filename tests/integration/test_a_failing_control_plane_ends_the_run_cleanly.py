@@ -19,28 +19,22 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.controlplane.processes import started_for
 from tests.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
 from tests.gitrepos import Repo
-from tests.integration.harness import Harness, grant
+from tests.integration.harness import Harness, grant, own_control_plane
 from tests.kustomize import account
 
-CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 APPS = {f"app-{i}": ("nginx:1.27", 1) for i in range(6)}
 CHANGED = dict.fromkeys(APPS, ("nginx:1.28", 1))
 
 
 @pytest.fixture(scope="module")
 def own_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
-    folder = tmp_path_factory.mktemp("own-plane")
-    plane = launcher.start(folder, [CRD_FILE])
-    try:
+    with own_control_plane(tmp_path_factory.mktemp("own-plane")) as plane:
         yield plane
-    finally:
-        launcher.stop(folder)
 
 
 @pytest.fixture(scope="module")

@@ -20,16 +20,14 @@ import pytest
 from kubernetes import client
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
 from tests.gitrepos import Repo, webapp
 from tests.integration.conftest import release_finalizers
-from tests.integration.harness import Harness, eventually, grant
+from tests.integration.harness import CRD_FILE, Harness, eventually, grant, own_control_plane
 from tests.kustomize import account
 
-CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 CRD = f"{c.PLURAL}.{c.GROUP}"
 
 
@@ -120,12 +118,8 @@ def test_a_namespace_deleted_mid_fleet_fails_its_objects_only_and_the_next_run_c
 
 @pytest.fixture(scope="module")
 def own_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
-    folder = tmp_path_factory.mktemp("own-plane")
-    plane = launcher.start(folder, [CRD_FILE])
-    try:
+    with own_control_plane(tmp_path_factory.mktemp("own-plane")) as plane:
         yield plane
-    finally:
-        launcher.stop(folder)
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.processes import alive, command_line
 from tests.gitrepos import Repo
-from tests.integration.conftest import CRD_FILE, _renamed, _service_account
-from tests.integration.harness import Harness, eventually
+from tests.integration.conftest import _renamed, _service_account
+from tests.integration.harness import Harness, eventually, own_control_plane
 from tests.integration.watching import Watching, replicas, settled, start
 from tests.kustomize import account
 
@@ -42,12 +42,8 @@ LONG_LEASE = ("--lease-duration", "600")
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.ControlPlane]:
-    folder = tmp_path_factory.mktemp("restarted-plane")
-    plane = launcher.start(folder, [CRD_FILE])
-    try:
+    with own_control_plane(tmp_path_factory.mktemp("restarted-plane")) as plane:
         yield plane
-    finally:
-        launcher.stop(folder)
 
 
 @pytest.fixture(scope="module")
