@@ -287,6 +287,8 @@ class Applier:
             try:
                 self._objects[action.key] = self.kube.send(removal)
             except ApiError as failed:  # 422 when its test finds the object changed since
+                if ends_the_run(failed.status):
+                    raise
                 why = f"removing fields set outside Git: {failed.short}"
                 return ObjectOutcome(action.key, Outcome.FAILED, why)
         if not isinstance(action, Update) or action.apply:
