@@ -17,7 +17,7 @@ from pathlib import Path
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.render.manifests import to_yaml
-from tests.gitrepos import Repo
+from tests.support.gitrepos import Repo
 
 NAMESPACES = 10
 FILES = 100

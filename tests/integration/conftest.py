@@ -20,14 +20,14 @@ import pytest
 from kubernetes import client, config
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
-from tests.faultproxy import FaultProxy, kubeconfig_for
-from tests.gitrepos import Repo
-from tests.integration.harness import CRD_FILE, Harness, grant, own_control_plane
-from tests.kustomize import account
-from tests.pushgateway import Pushgateway, running
+from tests.support.faultproxy import FaultProxy, kubeconfig_for
+from tests.support.gitrepos import Repo
+from tests.support.harness import CRD_FILE, Harness, grant, own_control_plane
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.pushgateway import Pushgateway, running
 
 
 @pytest.fixture(scope="session")

@@ -22,10 +22,10 @@ from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.controlplane.processes import started_for
-from tests.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
-from tests.gitrepos import Repo
-from tests.integration.harness import Harness, grant, own_control_plane
-from tests.kustomize import account
+from tests.support.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness, grant, own_control_plane
+from tests.support.kustomize import account
 
 APPS = {f"app-{i}": ("nginx:1.27", 1) for i in range(6)}
 CHANGED = dict.fromkeys(APPS, ("nginx:1.28", 1))

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from tests.faultproxy import Fault, FaultProxy, Hold
-from tests.integration.harness import Harness, eventually
+from tests.support.faultproxy import Fault, FaultProxy, Hold
+from tests.support.harness import Harness, eventually
 
 Kill = tuple[tuple[str, Any], bool, str]  # (method, path or path maker), forward?, plan line
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from tests.faultproxy import Answer, Fault, FaultProxy, status_answer
-from tests.integration.harness import Harness
+from tests.support.faultproxy import Answer, Fault, FaultProxy, status_answer
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 FORBIDDEN = 403

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from driftctl import conventions as c
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.harness import Harness
 
 KEPT_REPLICAS = (
     "    spec.replicas kept: ignored by --ignore Deployment:/spec/replicas (5 here, 2 in Git)"

@@ -7,7 +7,7 @@ Deployment is deleted and created again with the selector driftctl builds.
 from __future__ import annotations
 
 from driftctl import conventions as c
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 
 def foreign_selector_deployment(harness: Harness, owner_uid: str) -> dict[str, object]:

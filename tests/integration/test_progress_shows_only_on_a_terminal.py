@@ -10,8 +10,8 @@ import os
 import subprocess
 import threading
 
-from tests.conftest import ROOT
-from tests.integration.harness import Harness, _env
+from tests.support.harness import Harness, _env
+from tests.support.paths import ROOT
 
 N = 30
 ERASE_LINE = "\r\x1b[K"

@@ -6,8 +6,8 @@ it refuses with the same message plan's dry-run got, so plan and apply agree.
 
 from __future__ import annotations
 
-from tests.gitrepos import WEBAPP
-from tests.integration.harness import Harness, webapps_yaml
+from tests.support.gitrepos import WEBAPP
+from tests.support.harness import Harness, webapps_yaml
 
 
 def test_a_webapp_in_a_missing_namespace_fails_and_the_others_apply(harness: Harness) -> None:

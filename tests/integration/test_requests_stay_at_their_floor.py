@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from tests.controlplane import launcher
-from tests.integration.harness import (
+from tests.support.harness import (
     LOCK_NAMESPACE,
     Harness,
     Requests,

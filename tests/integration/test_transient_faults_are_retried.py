@@ -18,7 +18,7 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.faultproxy import (
+from tests.support.faultproxy import (
     Action,
     Answer,
     Delay,
@@ -28,7 +28,7 @@ from tests.faultproxy import (
     kubeconfig_for,
     status_answer,
 )
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 WEBAPPS = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"  # the cluster-wide LIST driftctl pages

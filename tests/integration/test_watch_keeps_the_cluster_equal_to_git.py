@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.integration.conftest import _renamed, _service_account
-from tests.integration.harness import (
+from tests.support.harness import (
     LOCK_NAMESPACE,
     Harness,
     delta,
@@ -30,8 +29,9 @@ from tests.integration.harness import (
     quiet,
     request_counts,
 )
-from tests.integration.watching import Watching, replicas, settled, start
-from tests.kustomize import account
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.watching import Watching, replicas, settled, start
 
 WATCH_ACCOUNT = "driftctl-watch"
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})

@@ -26,14 +26,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.processes import alive, command_line
-from tests.gitrepos import Repo
 from tests.integration.conftest import _renamed, _service_account
-from tests.integration.harness import Harness, eventually, own_control_plane
-from tests.integration.watching import Watching, replicas, settled, start
-from tests.kustomize import account
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness, eventually, own_control_plane
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.watching import Watching, replicas, settled, start
 
 ACCOUNT = "driftctl-watch"
 APISERVER = "kube-apiserver"

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.gitrepos import Repo, http_git_server
-from tests.kustomize import NAMESPACE, Obj, named, render, write_overlay
-from tests.node.cluster import Cluster, wait_for
+from tests.support.gitrepos import Repo, http_git_server
+from tests.support.kustomize import NAMESPACE, Obj, named, render, write_overlay
+from tests.support.node import Cluster, wait_for
+from tests.support.paths import ROOT
 
 NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
 TOKEN = "tok-node-3b9f1c7d2e"

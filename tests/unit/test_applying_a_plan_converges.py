@@ -31,7 +31,7 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
-from tests.unit.ssa_model import Cluster
+from tests.support.ssa_model import Cluster
 
 NAMES = ("shop", "blog", "wiki", "cart")
 SOURCE = "https://git.example.org/team/apps.git#apps"

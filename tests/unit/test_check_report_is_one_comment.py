@@ -36,9 +36,9 @@ from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.errors import ExitCode, UsageError
 from driftctl.render.check import check_markdown
 from driftctl.settings import Check
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, webapp
-from tests.unit.ssa_model import Cluster
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo, webapp
+from tests.support.ssa_model import Cluster
 
 GOLDEN = Path(__file__).parent / "golden" / "check-pull-request.md"
 SOURCE = "https://git.example.org/team/apps.git#apps"

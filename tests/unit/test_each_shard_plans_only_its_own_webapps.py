@@ -22,7 +22,7 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy, Shard
-from tests.unit.ssa_model import Cluster
+from tests.support.ssa_model import Cluster
 from tests.unit.test_applying_a_plan_converges import carry_out, drift
 
 # With three shards: shop, blog, docs -> 0; wiki, cart, api, mail -> 1; chat -> 2.

@@ -34,7 +34,7 @@ from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_man
 from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
-from tests.unit.ssa_model import Cluster
+from tests.support.ssa_model import Cluster
 from tests.unit.test_applying_a_plan_converges import (
     NAMES,
     POLICY,

@@ -14,7 +14,7 @@ from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_man
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.errors import UsageError
 from driftctl.settings import DEFAULT_OVERRIDE_MANAGERS, Drift, IgnoreRule
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 APP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 OWNER = "4b6f2c1e-8a3d-4f5e-9c70-1d2e3f4a5b6c"

@@ -15,7 +15,7 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "repo#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))

@@ -18,7 +18,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp
 from driftctl.settings import MaxPrune, Policy
-from tests.unit.ssa_model import Cluster
+from tests.support.ssa_model import Cluster
 from tests.unit.test_applying_a_plan_converges import drift
 from tests.unit.test_each_shard_plans_only_its_own_webapps import (
     NAMES,

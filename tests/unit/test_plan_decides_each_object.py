@@ -25,7 +25,7 @@ from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))

@@ -13,7 +13,7 @@ from driftctl.core.planning.changes import other_managers
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
 from driftctl.core.planning.prefilter import needs_server_check
 from driftctl.core.source.model import WebApp, WebAppSpec
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))

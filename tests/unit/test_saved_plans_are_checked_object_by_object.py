@@ -29,9 +29,9 @@ from driftctl.core.planning.saved_plan import (
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import MaxPrune, Policy
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, webapp
-from tests.unit.ssa_model import Cluster
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo, webapp
+from tests.support.ssa_model import Cluster
 
 SHA = "4864ac796b2cf2ffcec4467e797e3501cec293bb"
 SOURCE = "https://git.example.org/team/apps.git#apps"

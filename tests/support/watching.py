@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.conftest import ROOT
-from tests.integration.harness import Harness, _env, eventually
+from tests.support.harness import Harness, _env, eventually
+from tests.support.paths import ROOT
 
 _SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
 

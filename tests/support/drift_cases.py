@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.integration.harness import Harness, eventually
+from tests.support.harness import Harness, eventually
 
 APPS = {"shop": ("nginx:1.27", 2)}
 Flags = tuple[str, ...]

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
-from tests.gitrepos import Repo, webapp
+from tests.support.gitrepos import Repo, webapp
+from tests.support.paths import ROOT
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 
