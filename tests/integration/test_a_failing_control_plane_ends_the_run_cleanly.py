@@ -22,9 +22,10 @@ from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.controlplane.processes import started_for
+from tests.support.control_plane import grant, own_control_plane
 from tests.support.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
 from tests.support.gitrepos import Repo
-from tests.support.harness import Harness, grant, own_control_plane
+from tests.support.harness import Harness
 from tests.support.kustomize import account
 
 APPS = {f"app-{i}": ("nginx:1.27", 1) for i in range(6)}

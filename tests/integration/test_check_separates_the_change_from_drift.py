@@ -15,8 +15,9 @@ import pytest
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.integration.test_immutable_fields_need_replace import foreign_selector_deployment
+from tests.support.control_plane import delta, quiet, request_counts
 from tests.support.gitrepos import WEBAPP
-from tests.support.harness import Harness, delta, quiet, request_counts, webapps_yaml
+from tests.support.harness import Harness, webapps_yaml
 from tests.unit.test_check_report_is_one_comment import well_formed
 
 MAIN = {

@@ -11,7 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.support.harness import Harness, _env, eventually
+from tests.support.harness import Harness, driftctl_env, eventually
 from tests.support.paths import ROOT
 
 _SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
@@ -25,7 +25,12 @@ class Watching:
         argv += ["--metrics-addr", "127.0.0.1:0", "--git-poll", "0.5", "--concurrency", "2"]
         argv += extra
         self.process = subprocess.Popen(
-            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+            argv,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=driftctl_env(),
         )
         self.out: list[str] = []
         self.err: list[str] = []
