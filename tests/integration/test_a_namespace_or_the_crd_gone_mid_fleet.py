@@ -22,9 +22,10 @@ from kubernetes import client
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
+from tests.support.builders import webapp
 from tests.support.control_plane import grant, own_control_plane, release_finalizers
 from tests.support.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
-from tests.support.gitrepos import Repo, webapp
+from tests.support.gitrepos import Repo
 from tests.support.harness import Harness, eventually
 from tests.support.kustomize import account
 from tests.support.paths import CRD_FILE

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.controlplane import launcher
-from tests.support.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 from tests.support.paths import ROOT
 
 

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from driftctl import conventions as c
+from tests.support.builders import webapp
 from tests.support.faultproxy import Fault, FaultProxy, status_answer
-from tests.support.gitrepos import Repo, http_git_server, webapp
+from tests.support.gitrepos import Repo, http_git_server
 from tests.support.harness import LOCK_NAMESPACE, Harness
 from tests.support.paths import ROOT
 from tests.support.pushgateway import Pushgateway

@@ -6,7 +6,7 @@ import datetime
 import json
 
 from driftctl import conventions as c
-from tests.support.gitrepos import webapp
+from tests.support.builders import webapp
 from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 

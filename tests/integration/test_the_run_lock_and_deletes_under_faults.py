@@ -13,8 +13,8 @@ import socket
 from pathlib import Path
 
 from driftctl import conventions as c
+from tests.support.builders import webapp
 from tests.support.faultproxy import Fault, FaultProxy, Hold, status_answer
-from tests.support.gitrepos import webapp
 from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 APPS = {"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1), "api": ("nginx:1.27", 1)}

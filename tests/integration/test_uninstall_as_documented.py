@@ -23,7 +23,8 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.support.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 from tests.support.harness import eventually
 from tests.support.kustomize import CRONJOB, NAMESPACE
 from tests.support.paths import ROOT

@@ -14,7 +14,8 @@ from typing import Any
 
 from image.build import USER_ID, driftctl_image, version
 from image.oci import read_image
-from tests.support.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 from tests.support.kustomize import account
 from tests.support.node import Cluster, wait_for
 from tests.support.node_fixtures import require_root

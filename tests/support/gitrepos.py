@@ -28,21 +28,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-WEBAPP = """\
-apiVersion: example.com/v1
-kind: WebApp
-metadata:
-  name: {name}
-spec:
-  image: {image}
-  replicas: {replicas}
-"""
-
-
-def webapp(name: str, image: str = "nginx:1.27", replicas: int = 2) -> str:
-    """A valid WebApp document (namespace left to --namespace)."""
-    return WEBAPP.format(name=name, image=image, replicas=replicas)
-
 
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment without GIT_*, with a fixed author and no user config."""

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tests.support.gitrepos import Repo, webapp
+from tests.support.builders import webapps_yaml
+from tests.support.gitrepos import Repo
 from tests.support.paths import ROOT
 
 LOCK_NAMESPACE = "driftctl-system"
@@ -30,11 +31,6 @@ class Ran:
     code: int
     out: str
     err: str
-
-
-def webapps_yaml(apps: Mapping[str, tuple[str, int]]) -> str:
-    """A multi-document file of WebApps: name -> (image, replicas)."""
-    return "---\n".join(webapp(name, image, replicas) for name, (image, replicas) in apps.items())
 
 
 @dataclass

@@ -18,16 +18,10 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp
 from driftctl.settings import MaxPrune, Policy
+from tests.support.builders import app
+from tests.support.model_runs import drift
+from tests.support.shard_runs import NAMES, STAMP, app_sets, converged, drifts
 from tests.support.ssa_model import Cluster
-from tests.unit.test_applying_a_plan_converges import drift
-from tests.unit.test_each_shard_plans_only_its_own_webapps import (
-    NAMES,
-    STAMP,
-    app,
-    app_sets,
-    converged,
-    drifts,
-)
 
 Place = tuple[str, str]
 
