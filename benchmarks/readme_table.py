@@ -1,8 +1,8 @@
 """The README's Performance section, made from the latest recorded bench_cluster results.
 
 `python -m benchmarks.readme_table` rewrites the part of README.md between the two marker
-lines from the newest benchmarks/results/*.json; tests/unit/test_readme_shows_the_latest_
-benchmark.py fails when the README and that file disagree. Nobody types those figures.
+lines from the newest benchmarks/results/*.json; tests/tooling/test_readme_shows_the_
+latest_benchmark.py fails when the README and that file disagree. Nobody types those figures.
 """
 
 from __future__ import annotations

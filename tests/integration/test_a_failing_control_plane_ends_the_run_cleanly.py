@@ -2,7 +2,7 @@
 
 These tests stop and start processes of a control plane, so the module has one of its own
 (not the session's, which other tests share). driftctl runs as the CronJob's ServiceAccount
-through tests/faultproxy.py, which holds one chosen write until the test has broken the
+through tests/support/faultproxy.py, which holds one chosen write until the test has broken the
 control plane: the fault lands after some writes and before the others, every time.
 """
 

@@ -1,6 +1,6 @@
 """Answers that say something about the request itself are never sent again.
 
-400, 403, 404, 409 and 422 are injected by tests/faultproxy.py on one object's request;
+400, 403, 404, 409 and 422 are injected by tests/support/faultproxy.py on one object's request;
 the proxy's record proves it was tried exactly once. What the run does next depends on
 when the refusal comes (shell/apply.py):
 

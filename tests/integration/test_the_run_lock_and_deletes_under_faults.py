@@ -1,6 +1,6 @@
 """The run lock when its holder dies or two runs start at once; deletes the server refuses.
 
-Faults are real bytes through tests/faultproxy.py: a request held until the test lets it
+Faults are real bytes through tests/support/faultproxy.py: a request held until the test lets it
 go, or answered by the proxy as the API server would. The lock's holder is killed with
 SIGKILL, so it never releases its Lease.
 """

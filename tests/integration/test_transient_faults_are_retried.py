@@ -1,6 +1,6 @@
 """Transient failures between driftctl and the API server are retried, on real bytes.
 
-driftctl runs as the CronJob's ServiceAccount through tests/faultproxy.py, which answers
+driftctl runs as the CronJob's ServiceAccount through tests/support/faultproxy.py, which answers
 429/5xx itself or resets the connection for chosen requests and forwards everything else
 to the real API server. The proxy's record proves how many times each request was tried.
 Retries stop at the run's --timeout with a clear error, and an unreachable server is

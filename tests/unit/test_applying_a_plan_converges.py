@@ -1,6 +1,6 @@
 """Property: after carrying out a plan, planning again finds nothing to do and asks nothing.
 
-The cluster is tests/unit/ssa_model.py, a model of server-side apply for this property of
+The cluster is tests/support/ssa_model.py, a model of server-side apply for this property of
 the pure core; integration tests check the same on the real control plane.
 """
 

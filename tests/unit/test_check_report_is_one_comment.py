@@ -1,7 +1,7 @@
 """The pre-merge check's report: categories against the plan at base, masking, the Markdown
 budget, and a golden file of the Markdown for one fixed pull request.
 
-The plans are made by the pure core against tests/unit/ssa_model.py (a model of
+The plans are made by the pure core against tests/support/ssa_model.py (a model of
 server-side apply); tests/integration/test_check_separates_the_change_from_drift.py runs
 the same on the real control plane. Set DRIFTCTL_UPDATE_GOLDEN=1 to rewrite the golden
 file after an intended change, and read its diff.

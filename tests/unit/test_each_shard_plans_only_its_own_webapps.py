@@ -1,7 +1,7 @@
 """Each shard plans, applies and prunes only its own WebApps; together they do what one
 unsharded run does, and a change of the shard count moves WebApps without a write.
 
-The cluster is tests/unit/ssa_model.py (a model of server-side apply, for properties of
+The cluster is tests/support/ssa_model.py (a model of server-side apply, for properties of
 the pure core); tests/integration/test_shards_split_the_work.py checks the same on the
 real control plane.
 """

@@ -9,7 +9,7 @@ never deleted; a Deployment it does not control is still left alone.
 
 The live state is split as the shell lists it: this instance's objects by its label
 selector, the others found beside them (LiveState.with_found). The cluster is
-tests/unit/ssa_model.py.
+tests/support/ssa_model.py.
 """
 
 from __future__ import annotations

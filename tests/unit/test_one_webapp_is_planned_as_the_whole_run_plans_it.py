@@ -3,7 +3,7 @@ exactly its part of the whole run's plan, prune guards included, which still cou
 whole instance (an empty Git, or more than --max-prune going, is refused one WebApp at a
 time as well).
 
-The cluster is tests/unit/ssa_model.py; the watch itself is checked on the real control
+The cluster is tests/support/ssa_model.py; the watch itself is checked on the real control
 plane by tests/integration/test_watch_keeps_the_cluster_equal_to_git.py.
 """
 

@@ -1,7 +1,7 @@
 """Saved plans: the file round-trips, bad files are refused with file and reason, and the
 pure comparison decides per object whether a moved object may proceed.
 
-Plans are made by the pure core against tests/unit/ssa_model.py; the real control plane
+Plans are made by the pure core against tests/support/ssa_model.py; the real control plane
 runs the same in tests/integration/test_saved_plans_apply_exactly_what_was_approved.py.
 """
 
