@@ -16,13 +16,13 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from driftctl.cli.flags import flag
+from driftctl.cli.flags import F, flag
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.render.style import Style
 
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from driftctl.render import log as log_render
     from driftctl.shell.apply import Progress, Tick
     from driftctl.shell.terminal import TerminalProgress
-
-F = TypeVar("F", bound=Callable[..., object])
 
 
 def style() -> Style:
