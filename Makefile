@@ -1,5 +1,5 @@
 # The two entry points: `make test` and `make demo`. Each does all of its own set-up:
-# a virtual environment with the project and its test extras, the control plane
+# a virtual environment with the project and its test and docs extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
 # metrics tests push to (Debian's prometheus-pushgateway) and the sshd the Git source's SSH
