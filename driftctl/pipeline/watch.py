@@ -32,32 +32,31 @@ from driftctl.core.cluster import requests as r
 from driftctl.core.cluster.lease import Standing, Term
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import lookups
-from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
-from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.watch.backoff import Backoff
 from driftctl.core.watch.changes import Place, place_of, worth_reconciling
 from driftctl.core.watch.own_writes import Key, OwnWrites
 from driftctl.core.watch.queue import WorkQueue
 from driftctl.errors import DriftctlError, LockHeld
-from driftctl.pipeline.cluster import (
+from driftctl.pipeline.engine import (
+    Asking,
+    Goal,
     applier_for,
     holder_identity,
     in_scope,
     lease_of,
     make_plan,
+    make_plans,
 )
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.watch_metrics import WatchMetrics
 from driftctl.settings import Cluster, Drift, Lock, Policy, Source, Watch
 from driftctl.shell import probes
-from driftctl.shell.apply import Progress, dry_run, dry_run_removals
+from driftctl.shell.apply import Progress
 from driftctl.shell.git_source import head_of
 from driftctl.shell.informer import Informer
 from driftctl.shell.kube import Deadline, Kube, connect
-from driftctl.shell.live_state import read_found
 from driftctl.shell.lock import RunLock
 
 Notice = Callable[[str], None]
@@ -366,26 +365,14 @@ class Controller:
 
     def _reconcile(self, place: Place) -> ApplyReport:
         """The plan of one WebApp, from memory, carried out as apply does."""
-        cluster, desired = self.setup.cluster, self.desired
+        setup = self.setup
         kube = self._kube()
-        live = self._live()
-        apps = [app for app in desired.webapps if app.key == place]
-        manager = cluster.field_manager
-        needed = lookups(apps, live, manager)
-        live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
-        preparation = prepare(
-            desired.webapps,
-            live,
-            Stamp.of(desired, cluster.instance),
-            self.setup.policy,
-            manager=manager,
-            drift=self.setup.drift,
-            focus=frozenset({place}),
+        focused = Goal(self.desired, setup.policy, setup.drift, focus=frozenset({place}))
+        one_at_a_time = Asking(for_apply=True, concurrency=1)
+        planned = make_plans(
+            kube, setup.cluster, [focused], live=self._live(), asking=one_at_a_time
         )
-        results = dry_run(kube, preparation.updates, manager, 1)
-        removed = dry_run_removals(kube, preparation.candidates, manager, 1)
-        made = finish(preparation, results, removed, creates_answer=True)
-        return self._carry_out(kube, made, live, concurrency=1)
+        return self._carry_out(kube, planned.plans[0], planned.live, concurrency=1)
 
     def _live(self) -> LiveState:
         webapps = [o for each in self._informers if each.kind is r.WEBAPP for o in each.objects()]
