@@ -1,5 +1,5 @@
 # The two entry points: `make test` and `make demo`. Each does all of its own set-up:
-# a virtual environment with the project and its test extras, the control plane
+# a virtual environment with the project and its test and docs extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
 # metrics tests push to (Debian's prometheus-pushgateway) and the sshd the Git source's SSH
@@ -12,9 +12,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint unit integration tooling bench controlplane pushgateway sshd node venv clean
+.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway sshd node venv clean
 
-test: lint controlplane pushgateway sshd node
+test: lint docs-build controlplane pushgateway sshd node
 	$(BIN)/pytest
 
 # The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
@@ -30,10 +30,24 @@ tooling: $(INSTALLED) controlplane node
 	$(BIN)/pytest tests/tooling
 
 lint: $(INSTALLED)
-	$(BIN)/ruff check driftctl tests benchmarks image
-	$(BIN)/ruff format --check driftctl tests benchmarks image
+	$(BIN)/ruff check driftctl tests benchmarks image docsgen
+	$(BIN)/ruff format --check driftctl tests benchmarks image docsgen
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The documentation site (docs/, mkdocs.yml). Its command reference and tables are made
+# from the code by docsgen/hooks.py, which MkDocs imports from the repository root.
+# `make docs` serves it on loopback and rebuilds on every change; `make docs-build` is the
+# strict build `make test` runs: a broken link or anchor, a page missing from the nav, a
+# command without its page fails it. The result, site/, is not committed.
+DOCS_PORT ?= 8000
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs
+
+docs: $(INSTALLED)
+	$(MKDOCS) serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
+docs-build: $(INSTALLED)
+	$(MKDOCS) build --strict --site-dir site
 
 bench: $(INSTALLED) controlplane
 	$(BIN)/python -m benchmarks.bench_validate
@@ -67,8 +81,8 @@ venv: $(INSTALLED)
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

@@ -14,7 +14,7 @@ the instance (as bench_cluster's ServiceAccount, defaults but --lock-namespace):
   Deployments and Events (any client).
 
 Results go to benchmarks/results/watch/<date>.json and .md (a folder of their own: the
-README's Performance table is made from the newest benchmarks/results/*.json), unless
+documentation's Performance table is made from the newest benchmarks/results/*.json), unless
 --no-record. Run: `.venv/bin/python -m benchmarks.bench_watch [--sizes 1000]
 [--edits 20] [--controlplane DIR]`. Nothing here asserts a time.
 """

@@ -1,7 +1,8 @@
 """What bench_cluster measured, and how it reads: medians, spreads, ratios, targets.
 
 Reads the results as data (the JSON bench_cluster writes) and turns them into Markdown;
-the README's Performance table is made from the same summary (benchmarks/readme_table.py).
+the documentation's Performance table (docs/development/benchmarks.md) is made from the same
+summary (benchmarks/performance_table.py).
 The only facts it looks up itself are those of the machine, versions and commit, so a
 recorded result says where it ran.
 """

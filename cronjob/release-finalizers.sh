@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Releases driftctl's cleanup finalizer from every WebApp of one instance, for an uninstall
-# (README: Uninstall). Without driftctl running, a WebApp that is deleted would keep the
-# finalizer webapp.example.com/cleanup, and so stay Terminating, for ever; so would its
-# namespace, and the CRD when it is deleted.
+# (docs/how-to/upgrade-and-uninstall.md). Without driftctl running, a WebApp that is
+# deleted would keep the finalizer webapp.example.com/cleanup, and so stay Terminating, for
+# ever; so would its namespace, and the CRD when it is deleted.
 #
 #   cronjob/release-finalizers.sh [INSTANCE]      (default: default; kubectl's context)
 #

@@ -2,6 +2,7 @@
 
 oci.py writes OCI image-layout tarballs, layer.py the tar of a small root file system,
 cache.py keeps built tarballs keyed by what they are built from, and build.py builds the
-driftctl image itself (`python -m image.build`; README.md says how). The Containerfile at
-the repository's root describes the same image for people who have an engine.
+driftctl image itself (`python -m image.build`; docs/get-started/image.md says how). The
+Containerfile at the repository's root describes the same image for people who have an
+engine.
 """

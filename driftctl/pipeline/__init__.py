@@ -1,1 +1,3 @@
-"""Sequencing of each command: `offline` for the Git-only commands, `cluster` for the rest."""
+"""Sequencing of each command: `offline` for the Git-only commands; `cluster` (plan, apply,
+unlock), `check`, `saved_plan` and `watch` for the rest, each composing `engine`, where the
+plan sequence is written once."""

@@ -3,36 +3,30 @@
 Offline, always: the base loaded and validated, the head validated (its problems are part
 of the report, not an error), the change between them. With a cluster: its live state read
 once (LIST pages), the plans at head and at base made against it, and each object of the
-head's plan put in its category (core.planning.check). Read-only: no lock, no write; the
-only requests are the LIST pages and the dry-runs of each side's candidates (a base
-candidate that would send what the head's sends reuses its answer). Decides nothing.
+head's plan put in its category (core.planning.check), both through the engine's plan
+sequence (pipeline.engine). Read-only: no lock, no write; the only requests are the LIST
+pages, the lookups of both sides at once, and the dry-runs of each side's candidates (a
+base candidate that would send what the head's sends reuses its answer). Decides nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from driftctl.core.planning.actions import Preparation
 from driftctl.core.planning.built_changes import deployment_changes, webapp_changes
 from driftctl.core.planning.check import (
     CheckReport,
     ClusterCheck,
     Side,
     categorize,
-    shared_answers,
 )
 from driftctl.core.planning.commit_diff import diff_commits
-from driftctl.core.planning.lookups import lookups
-from driftctl.core.planning.manifests import Stamp
-from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import InvalidDesiredState
-from driftctl.pipeline.cluster import Notice, open_cluster
+from driftctl.pipeline.engine import Goal, Notice, make_plans, open_cluster
 from driftctl.pipeline.offline import load_desired, validate_source
 from driftctl.settings import Check, Cluster, Drift, Policy, Source
-from driftctl.shell.apply import dry_run, dry_run_removals
-from driftctl.shell.live_state import read_found, read_live
 
 
 def check(
@@ -90,25 +84,12 @@ def against_cluster(
     *,
     drift: Drift,
 ) -> ClusterCheck:
-    """Both sides planned against one reading of the live state, head's objects categorized."""
+    """Both sides planned against one reading of the live state, head's objects categorized.
+
+    Head first: the base reuses its dry-run answers where it would send the same; a removal
+    of fields set outside Git does not depend on Git, so each side asks its own.
+    """
     kube = open_cluster(cluster, notice)
-    manager, concurrency = cluster.field_manager, cluster.concurrency
-    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces)
-    both = [*head.webapps, *base.webapps]
-    needed = lookups(both, live, manager)
-    live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
-
-    def planned(side: DesiredState) -> Preparation:
-        stamp = Stamp.of(side, cluster.instance)
-        return prepare(side.webapps, live, stamp, policy, manager=manager, drift=drift)
-
-    at_head, at_base = planned(head), planned(base)
-    head_answers = dry_run(kube, at_head.candidates, manager, concurrency)
-    reused, remaining = shared_answers(at_base.candidates, at_head.candidates, head_answers)
-    base_answers = {**reused, **dry_run(kube, remaining, manager, concurrency)}
-    # A removal of fields set outside Git does not depend on Git: each side asks its own.
-    head_removed = dry_run_removals(kube, at_head.candidates, manager, concurrency)
-    base_removed = dry_run_removals(kube, at_base.candidates, manager, concurrency)
-    return categorize(
-        finish(at_head, head_answers, head_removed), finish(at_base, base_answers, base_removed)
-    )
+    sides = [Goal(head, policy, drift), Goal(base, policy, drift)]
+    at_head, at_base = make_plans(kube, cluster, sides).plans
+    return categorize(at_head, at_base)

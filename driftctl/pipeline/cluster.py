@@ -5,15 +5,13 @@ only the saved-plan file). `apply` takes the run lock first, then plans (or, wit
 `--plan`, checks a saved plan: pipeline.saved_plan) and carries the plan out, and when the
 run ends (however it ends) pushes its metrics to the Pushgateway, if one is given.
 `unlock` frees the lock. A sharded run does all of this for its own shard: its part of
-the plan, its own Lease, its own metrics group. Each function is one command's flow; none
+the plan, its own Lease, its own metrics group. Each function is one command's flow over
+the engine (pipeline.engine: the plan sequence, the applier under the run lock); none
 decides anything itself or prints anything.
 """
 
 from __future__ import annotations
 
-import datetime
-import os
-import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,26 +21,25 @@ from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import lookups
-from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.outcomes import ApplyReport
-from driftctl.core.planning.plan import finish, prepare
-from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
+from driftctl.errors import DriftctlError, ExitCode
 from driftctl.pipeline import saved_plan
+from driftctl.pipeline.engine import (
+    Notice,
+    applier_for,
+    holder_identity,
+    in_scope,
+    lease_of,
+    make_plan,
+    open_cluster,
+)
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
-from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_removals, no_tick
-from driftctl.shell.cleanup import Deleter
-from driftctl.shell.events import Recorder
-from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
-from driftctl.shell.live_state import read_found, read_live
+from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
-
-Notice = Callable[[str], None]  # where retries and warnings are reported as they happen
 
 
 def _ignore(_: object) -> None:
@@ -56,52 +53,6 @@ class Planned:
     desired: DesiredState
     plan: Plan
     live: LiveState
-
-
-def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
-    api = connect(cluster.kubeconfig, cluster.context, pool_size=cluster.concurrency + 1)
-    return Kube(api, Deadline(cluster.timeout), notice=notice)
-
-
-def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
-    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)."""
-    problems = list(out_of_scope(desired.webapps, cluster.namespaces))
-    if problems:
-        raise InvalidDesiredState(problems)
-    return desired
-
-
-def make_plan(
-    kube: Kube,
-    desired: DesiredState,
-    cluster: Cluster,
-    policy: Policy,
-    shard: Shard = WHOLE,
-    *,
-    drift: Drift | None = None,
-    for_apply: bool = False,
-    tick: Tick = no_tick,
-) -> tuple[Plan, LiveState]:
-    """Live state (and what else the plan needs), local decisions, dry-runs of the
-    candidates (their applies and removals), exact plan (of one shard).
-
-    For apply, objects absent from the cluster get no dry-run: their create answers for it
-    (core.planning.plan).
-    """
-    manager = cluster.field_manager
-    scope = cluster.namespaces
-    live = read_live(kube, cluster.instance, tick=tick, namespaces=scope).within(shard)
-    needed = lookups(desired.webapps, live, manager, shard)
-    live = read_found(kube, live, needed, cluster.instance, namespaces=scope)
-    stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(
-        desired.webapps, live, stamp, policy, manager=manager, drift=drift, shard=shard
-    )
-    checked = preparation.updates if for_apply else preparation.candidates
-    concurrency = cluster.concurrency
-    results = dry_run(kube, checked, manager, concurrency, tick)
-    removed = dry_run_removals(kube, preparation.candidates, manager, concurrency)
-    return finish(preparation, results, removed, creates_answer=for_apply), live
 
 
 def plan(
@@ -122,11 +73,11 @@ def plan(
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
-    made, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
+    the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
-        saved_plan.save(out, made, live, who, policy=policy, drift=drift or Drift())
-    return Planned(desired, made, live)
+        saved_plan.save(out, the_plan, live, who, policy=policy, drift=drift or Drift())
+    return Planned(desired, the_plan, live)
 
 
 def apply(
@@ -152,17 +103,7 @@ def apply(
     (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
     `plan_file`, the saved plan is carried out instead (pipeline.saved_plan).
     """
-    started = time.monotonic()
-
-    def push(code: int, report: ApplyReport | None = None) -> None:
-        if metrics is None or metrics.pushgateway is None:
-            return
-        result = RunResult(code, wall_clock(), time.monotonic() - started, shard, report)
-        group = grouping_key(cluster.instance, shard)
-        failed = push_add(metrics.pushgateway, c.METRICS_JOB, group, run_registry(result))
-        if failed is not None:
-            warn(f"metrics not pushed: {failed}")
-
+    push = _pusher(cluster, shard, metrics, warn, wall_clock)
     try:
         report = _carry_out(
             source,
@@ -178,13 +119,35 @@ def apply(
             plan_file=plan_file,
         )
     except DriftctlError as error:
-        push(error.exit_code)
+        push(error.exit_code, None)
         raise
     except KeyboardInterrupt:
-        push(ExitCode.INTERRUPTED)
+        push(ExitCode.INTERRUPTED, None)
         raise
     push(report.exit_code, report)
     return report
+
+
+def _pusher(
+    cluster: Cluster,
+    shard: Shard,
+    metrics: Metrics | None,
+    warn: Notice,
+    wall_clock: Callable[[], float],
+) -> Callable[[int, ApplyReport | None], None]:
+    """What pushes a run's metrics when it ends (nothing without --pushgateway)."""
+    started = time.monotonic()
+
+    def push(code: int, report: ApplyReport | None) -> None:
+        if metrics is None or metrics.pushgateway is None:
+            return
+        result = RunResult(code, wall_clock(), time.monotonic() - started, shard, report)
+        group = grouping_key(cluster.instance, shard)
+        failed = push_add(metrics.pushgateway, c.METRICS_JOB, group, run_registry(result))
+        if failed is not None:
+            warn(f"metrics not pushed: {failed}")
+
+    return push
 
 
 def _carry_out(
@@ -212,7 +175,7 @@ def _carry_out(
     run_lock.acquire(lock.timeout)
     with run_lock:
         if saved is None:
-            made, live = make_plan(
+            the_plan, live = make_plan(
                 kube,
                 desired,
                 cluster,
@@ -223,48 +186,9 @@ def _carry_out(
                 tick=progress.tick,
             )
         else:
-            made, live = saved_plan.replan(kube, saved, desired, cluster, shard)
-        planned(made)
-        return applier_for(kube, cluster, run_lock, made, progress).carry_out(made, live)
-
-
-def applier_for(
-    kube: Kube,
-    cluster: Cluster,
-    lock: RunLock,
-    made: Plan,
-    progress: Progress,
-    *,
-    concurrency: int | None = None,
-) -> Applier:
-    """The applier of one plan, held by `lock`: its Events capped and summed up on the
-    lock's Lease, stopping when the Lease is lost."""
-    now = datetime.datetime.now(datetime.UTC)
-    recorder = Recorder(kube, now, cap=cluster.max_events, run=lock.lease, revision=made.revision)
-    return Applier(
-        kube,
-        Deleter(kube, cluster.field_manager),
-        recorder,
-        now,
-        cluster.field_manager,
-        cluster.concurrency if concurrency is None else concurrency,
-        progress=progress,
-        stop_requested=lambda: stop_reason(kube, lock),
-    )
-
-
-def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:
-    """The Lease of this instance's (or shard's) run lock (its namespace: the Pod's by default)."""
-    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance, shard)
-
-
-def stop_reason(kube: Kube, lock: RunLock) -> str | None:
-    """Why the rest of a run must not write: its lock was lost, or its --timeout ran out."""
-    if lock.lost:
-        return "the run lost its lock; the next run goes on"
-    if kube.deadline.remaining() <= 0:
-        return f"the run's --timeout ({kube.deadline.seconds:g}s) ran out; the next run goes on"
-    return None
+            the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
+        planned(the_plan)
+        return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
 
 
 @dataclass(frozen=True)
@@ -279,8 +203,3 @@ def unlock(cluster: Cluster, lock: Lock, *, shard: Shard = WHOLE, notice: Notice
     """The `unlock` command: free this instance's (or shard's) Lease."""
     ref = lease_of(cluster, lock, shard)
     return Unlocked(ref, break_lock(open_cluster(cluster, notice), ref))
-
-
-def holder_identity() -> str:
-    """Who holds the lock: the host (the Pod's name in a CronJob) and the process."""
-    return f"{socket.gethostname()}/{os.getpid()}"

@@ -2,8 +2,9 @@
 
 Applying reads the plan, refuses it as a whole when it was made for another instance,
 field manager, source or CRD (before any request), reads Git at the plan's commit, lists
-the live state, dry-runs only the objects that moved since the plan, and hands the core's
-reconciled plan to the applier (pipeline.cluster.apply). Decides nothing.
+the live state, dry-runs only the objects that moved since the plan (the engine's plan
+sequence, pipeline.engine), and hands the core's reconciled plan to the applier
+(pipeline.cluster.apply). Decides nothing.
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ from pathlib import Path
 
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import lookups
-from driftctl.core.planning.manifests import Stamp
-from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.saved_plan import (
     CrdIdentity,
     PlanIdentity,
@@ -30,12 +28,11 @@ from driftctl.core.planning.saved_plan import (
 )
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import UsageError
+from driftctl.pipeline.engine import Asking, Goal, make_plans
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import Cluster, Drift, Policy, Shard, Source
-from driftctl.shell.apply import dry_run, dry_run_removals
 from driftctl.shell.kube import Kube
-from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.plan_file import read_plan_file, write_plan_file
 
 
@@ -96,22 +93,7 @@ def replan(
     kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
 ) -> tuple[Plan, LiveState]:
     """The saved plan, each object that moved since checked again (its dry-runs)."""
-    manager = cluster.field_manager
-    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces).within(shard)
-    needed = lookups(desired.webapps, live, manager, shard)
-    live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
-    stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(
-        desired.webapps,
-        live,
-        stamp,
-        saved.policy,
-        manager=manager,
-        drift=saved.drift,
-        shard=shard,
-    )
-    changed = moved(saved, live)
-    checked = [each for each in preparation.candidates if each.key in changed]
-    answers = dry_run(kube, checked, manager, cluster.concurrency)
-    removed = dry_run_removals(kube, checked, manager, cluster.concurrency)
-    return reconcile(saved, finish(preparation, answers, removed), live), live
+    goal = Goal(desired, saved.policy, saved.drift)
+    asking = Asking(only=lambda live: moved(saved, live))
+    fresh = make_plans(kube, cluster, [goal], shard=shard, asking=asking)
+    return reconcile(saved, fresh.plans[0], fresh.live), fresh.live

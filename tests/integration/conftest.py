@@ -145,7 +145,7 @@ def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> 
 
     WebApps still carrying driftctl's finalizer would keep the namespace Terminating for
     ever (no driftctl runs after the test), so teardown releases them first, as the
-    README's manual recovery does.
+    manual recovery of docs/how-to/stuck-finalizer.md does.
     """
     stem = re.sub(r"[^a-z0-9-]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
     name = f"{stem}-{secrets.token_hex(3)}"

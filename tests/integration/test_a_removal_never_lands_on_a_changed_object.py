@@ -10,7 +10,7 @@ from pathlib import Path
 
 from driftctl.core.planning.actions import Update
 from driftctl.core.planning.outcomes import Outcome
-from driftctl.pipeline.cluster import make_plan, open_cluster
+from driftctl.pipeline.engine import make_plan, open_cluster
 from driftctl.pipeline.offline import load_desired
 from driftctl.settings import Cluster, Policy, Source
 from driftctl.shell.apply import Applier

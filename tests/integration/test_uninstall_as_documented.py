@@ -1,8 +1,9 @@
-"""The README's uninstall steps, run as written, on a control plane of their own (they
-delete driftctl-system and the CRD, which the other tests' control plane needs).
+"""The uninstall steps of docs/how-to/upgrade-and-uninstall.md, run as written, on a
+control plane of their own (they delete driftctl-system and the CRD, which the other tests'
+control plane needs).
 
 driftctl is installed with `kubectl apply -k cronjob/` and has applied two WebApps (as its
-ServiceAccount), so they carry its cleanup finalizer. Then, as the README says: stop the
+ServiceAccount), so they carry its cleanup finalizer. Then, as the page says: stop the
 CronJob, release the finalizers (cronjob/release-finalizers.sh), and either keep the
 applications (`kubectl delete -k cronjob/ --ignore-not-found`: the WebApps and Deployments
 stay, without the finalizer, so deleting one later does not hang), or delete them too
@@ -89,7 +90,7 @@ def driftctl_apply(
 
 
 def stop_the_cronjob_and_release_finalizers(kubectl: Kubectl) -> str:
-    """Steps 1 and 2 of the README's uninstall; what the script printed."""
+    """Steps 1 and 2 of the documented uninstall; what the script printed."""
     kubectl("delete", "cronjob", "driftctl", "-n", NAMESPACE, "--cascade=foreground")
     env = {"KUBECTL": kubectl.argv[0], "KUBECONFIG": str(kubectl.kubeconfig)}
     # A HOME of its own: without one, kubectl keeps its cache in the working directory.

@@ -94,8 +94,9 @@ def account_kubeconfig(
 
 
 def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
-    """Take the finalizers off every WebApp in `namespace`, as the README's manual recovery
-    does: with no driftctl running, they would keep the namespace Terminating."""
+    """Take the finalizers off every WebApp in `namespace`, as the manual recovery of
+    docs/how-to/stuck-finalizer.md does: with no driftctl running, they would keep the
+    namespace Terminating."""
     objects = client.CustomObjectsApi(kube_client)
     listed = cast(
         dict[str, Any],

@@ -1,8 +1,9 @@
-"""The README's Performance section, made from the latest recorded bench_cluster results.
+"""The Performance table of the documentation, made from the latest bench_cluster results.
 
-`python -m benchmarks.readme_table` rewrites the part of README.md between the two marker
-lines from the newest benchmarks/results/*.json; tests/tooling/test_readme_shows_the_
-latest_benchmark.py fails when the README and that file disagree. Nobody types those figures.
+`python -m benchmarks.performance_table` rewrites the part of docs/development/benchmarks.md
+between the two marker lines from the newest benchmarks/results/*.json; tests/tooling/test_
+readme_shows_the_latest_benchmark.py fails when the page and that file disagree. Nobody
+types those figures.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 
 from benchmarks import cluster_report as report
 
-README = report.ROOT / "README.md"
+PAGE = report.ROOT / "docs" / "development" / "benchmarks.md"
 RESULTS = report.ROOT / "benchmarks" / "results"
-BEGIN = "<!-- performance table: made by `python -m benchmarks.readme_table` -->"
+BEGIN = "<!-- performance table: made by `python -m benchmarks.performance_table` -->"
 END = "<!-- end of performance table -->"
 
 
@@ -48,19 +49,19 @@ def section(data: dict[str, Any], source: str) -> str:
     return "\n".join(lines)
 
 
-def rendered(readme: str, data: dict[str, Any], source: str) -> str:
-    """`readme` with its Performance section made from `data`."""
-    head, found, rest = readme.partition(BEGIN)
+def rendered(page: str, data: dict[str, Any], source: str) -> str:
+    """`page` with its Performance section made from `data`."""
+    head, found, rest = page.partition(BEGIN)
     if not found or END not in rest:
-        raise SystemExit(f"README.md has no section between {BEGIN!r} and {END!r}")
+        raise SystemExit(f"{PAGE.name} has no section between {BEGIN!r} and {END!r}")
     return head + section(data, source) + rest.split(END, 1)[1]
 
 
 def main() -> None:
     path = latest()
     data = json.loads(path.read_text())
-    README.write_text(rendered(README.read_text(), data, str(path.relative_to(report.ROOT))))
-    print(f"README.md Performance section made from {path.name}", file=sys.stderr)
+    PAGE.write_text(rendered(PAGE.read_text(), data, str(path.relative_to(report.ROOT))))
+    print(f"{PAGE.relative_to(report.ROOT)}: Performance made from {path.name}", file=sys.stderr)
 
 
 if __name__ == "__main__":

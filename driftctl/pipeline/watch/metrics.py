@@ -1,7 +1,9 @@
-"""What `driftctl watch` tells Prometheus: one registry of counters, gauges and a histogram.
+"""What `driftctl watch` tells Prometheus: the live registry of one watch process.
 
-Values only; shell.probes serves them on /metrics. Names (stable, alerts are written
-against them):
+Counters, gauges and a histogram that the parts of the process (leader, feed, workers,
+passes) move as they work, and gauges read when scraped; shell.probes serves the registry
+on /metrics. State of one process, so it lives with the process, not among the pure
+renderers. Names (stable, alerts are written against them):
 
     driftctl_watch_reconciles_total{result}     reconciles of one WebApp: success, failed
     driftctl_watch_full_passes_total{reason}    full plan and apply runs: start, git, resync

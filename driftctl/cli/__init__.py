@@ -1,0 +1,70 @@
+"""The command line: the only package that imports click.
+
+Each command receives its settings as typed values, one per flag group (cli.flag_groups;
+driftctl.settings validates them), makes one pipeline call, prints what it returns and
+exits with the code from errors.ExitCode. No decision is made here. Every flag also reads
+an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`),
+so a CronJob can be configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`,
+`--shard-index` also `JOB_COMPLETION_INDEX` (an Indexed Job's).
+
+This module only wires the commands (one module per command group, as pipeline/ is
+split) and maps errors to exit codes. Each command imports the pipeline, the shell and
+the renderers it uses when it runs, so that `driftctl --help` (and a usage error) costs
+click and the settings, not the Kubernetes client, GitPython and the planner: measured in
+README.md (Development).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from driftctl import __version__
+from driftctl.cli.check import check
+from driftctl.cli.cluster import apply, plan, unlock
+from driftctl.cli.offline import crd, diff, validate
+from driftctl.cli.watch import watch
+from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
+
+__all__ = ["cli", "main", "report_error"]
+
+
+@click.group(
+    commands=[crd, validate, diff, plan, apply, check, watch, unlock],
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, "--version", prog_name="driftctl")
+def cli() -> None:
+    """Keep WebApp resources and their Deployments equal to a Git repository."""
+
+
+def report_error(error: DriftctlError) -> None:
+    """Print an error the way a person reads it: the message, each problem, the hint."""
+    click.echo(f"error: {error.message}", err=True)
+    if isinstance(error, InvalidDesiredState):
+        for problem in error.problems:
+            click.echo(f"  {problem}", err=True)
+    if error.hint:
+        click.echo(f"hint: {error.hint}", err=True)
+
+
+def main() -> None:
+    """Entry point of the `driftctl` command: run, and map errors to exit codes."""
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Exit as done:
+        code = done.exit_code
+    except click.ClickException as usage:
+        usage.show()
+        code = ExitCode.USAGE
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        code = ExitCode.INTERRUPTED
+    except DriftctlError as error:
+        report_error(error)
+        code = error.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        code = ExitCode.INTERRUPTED
+    sys.exit(int(code or 0))

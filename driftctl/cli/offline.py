@@ -1,0 +1,84 @@
+"""The commands without a cluster: crd, validate, diff (pipeline.offline)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from driftctl.cli.flag_groups import source_flags, source_flags_without_ref
+from driftctl.cli.flags import flag, output_flag
+from driftctl.cli.logs import style
+from driftctl.errors import ExitCode
+from driftctl.settings import Source
+
+
+@click.command()
+@output_flag("yaml", "json")
+def crd(output: str) -> None:
+    """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
+
+    Install it with `driftctl crd | kubectl apply -f -`. specs/webapp-crd.yaml is this
+    output, committed.
+    """
+    from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
+    from driftctl.render.manifests import to_json, to_yaml
+
+    manifest = webapp_crd()
+    click.echo(
+        to_json(manifest) if output == "json" else to_yaml(manifest, notice=GENERATED_NOTICE),
+        nl=False,
+    )
+
+
+@click.command()
+@source_flags
+@output_flag("text", "json")
+@click.pass_context
+def validate(ctx: click.Context, *, source: Source, output: str) -> None:
+    """Check the desired state in Git without a cluster.
+
+    Reads every *.yaml/*.yml file under --path, refuses unsafe YAML, and checks each WebApp
+    against the CRD schema, Kubernetes naming rules and duplicates. Exit 0 when valid, 3 with
+    every problem (file:line:column: reason) otherwise, 4 when Git cannot be read.
+    """
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
+    report = offline.validate_source(source, os.environ)
+    if output == "json":
+        click.echo(offline_render.validation_json(report), nl=False)
+    else:
+        text = offline_render.validation_text(report, style())
+        click.echo(text, nl=False, err=not report.valid)
+    ctx.exit(ExitCode.OK if report.valid else ExitCode.INVALID_INPUT)
+
+
+@click.command()
+@flag("base", required=True, help="Branch, tag or commit before the change (e.g. main).")
+@flag(
+    "head",
+    help="Branch, tag or commit after the change (default: the working tree of a local path).",
+)
+@source_flags_without_ref
+@output_flag("text", "json", "markdown")
+@click.pass_context
+def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, output: str) -> None:
+    """Show how the desired state changes between two commits, without a cluster.
+
+    WebApps added, removed and changed (field by field, old -> new). What a pre-merge check
+    runs: `driftctl diff --base origin/main --head HEAD -o markdown`. Exit 0 when equal, 1 when
+    different, 3 when either side is invalid (the message says which), 4 when Git cannot be
+    read.
+    """
+    from driftctl.pipeline import offline
+    from driftctl.render import offline as offline_render
+
+    report = offline.diff_sources(source.at(base), source.at(head), os.environ)
+    if output == "json":
+        click.echo(offline_render.diff_json(report), nl=False)
+    elif output == "markdown":
+        click.echo(offline_render.diff_markdown(report), nl=False)
+    else:
+        click.echo(offline_render.diff_text(report, style()), nl=False)
+    ctx.exit(ExitCode.OK if report.diff.equal else ExitCode.CHANGES)
