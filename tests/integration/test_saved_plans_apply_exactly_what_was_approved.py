@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from driftctl.core.planning.actions import Verb
-from driftctl.core.planning.outcomes import SUCCESS
+from driftctl.core.planning.verbs import SUCCESS, Verb
 from tests.integration.harness import Harness
 
 MAIN = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}

@@ -7,12 +7,13 @@ import copy
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Conflict, Skip, Update, Verb
+from driftctl.core.planning.actions import Conflict, Skip, Update
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import CLUSTER_WIDE, Lookups, Reach, lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
 from tests.unit.goldens import load_object

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Refused, Unchanged, Update, Verb
+from driftctl.core.planning.actions import Plan, Refused, Unchanged, Update
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
@@ -26,6 +26,7 @@ from driftctl.core.planning.saved_plan import (
     reconcile,
     refusal,
 )
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import MaxPrune, Policy

@@ -43,12 +43,12 @@ from driftctl.core.planning.actions import (
     Skip,
     Unchanged,
     Update,
-    Verb,
     patch_of,
 )
 from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, metadata
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.settings import Drift, IgnoreRule, MaxPrune, Policy
