@@ -115,8 +115,8 @@ def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another
         "make a new plan",
     )
     assert verbs["Deployment/web/cart"] == (
-        "Refused",
-        "its WebApp WebApp/web/cart was refused; make a new plan",
+        "Skip",
+        "its WebApp cannot be applied (WebApp/web/cart was refused)",
     )
 
 

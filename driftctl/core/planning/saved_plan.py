@@ -15,7 +15,8 @@ anything malformed with the file and the reason.
 3. an object whose uid or resourceVersion moved (appeared, disappeared, was written) is
    planned again; if its new action has the same verb and the same patch it proceeds
    (with the new action, whose delete preconditions name the new resourceVersion),
-   otherwise it is refused with the reason (`reconcile`), and so is what waits for it.
+   otherwise it is refused with the reason (`reconcile`); a Deployment waiting for a
+   refused WebApp is skipped, as in any plan (core.planning.plan.unless_owner_refused).
 A create applied once makes the object exist, so applying the same plan again refuses
 that create instead of creating twice.
 """
@@ -48,6 +49,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, metadata
+from driftctl.core.planning.plan import unless_owner_refused
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import DriftctlError, ExitCode
@@ -170,7 +172,7 @@ def reconcile(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
     refused = {a.key for a, s in zip(actions, saved.plan.actions, strict=True) if a is not s}
     refused &= {a.key for a in actions if isinstance(a, Refused)}
     return Plan(
-        tuple(_unless_owner_refused(action, refused) for action in actions),
+        tuple(unless_owner_refused(action, refused) for action in actions),
         saved.plan.declared,
         saved.plan.refusals,
         saved.plan.revision,
@@ -201,14 +203,6 @@ def _same_patch(one: Action, other: Action) -> bool:
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _unless_owner_refused(action: Action, refused: set[ObjectKey]) -> Action:
-    """A Deployment waiting for a WebApp that is refused now is refused too."""
-    if isinstance(action, Create | Update) and action.owner is not None and action.owner in refused:
-        why = f"its WebApp {action.owner.display} was refused; make a new plan"
-        return Refused(action.key, why, "its owner was refused")
-    return action
 
 
 # ---- reading the file -----------------------------------------------------------------------
