@@ -40,7 +40,8 @@ from driftctl.core.planning.saved_plan import (
     saved_plan_json,
 )
 from driftctl.core.planning.saved_plan.file_format import NOT_SAVED, SAVED
-from driftctl.settings import Drift, IgnoreRule, MaxPrune, Policy
+from driftctl.ignore_rules import IgnoreRule
+from driftctl.settings import Drift, MaxPrune, Policy
 
 VERSION_1 = Path(__file__).parent / "golden" / "saved-plans" / "version-1.json"
 SHA = "a" * 40

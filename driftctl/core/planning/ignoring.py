@@ -32,7 +32,8 @@ from driftctl.core.planning.changes import Kept
 from driftctl.core.planning.normalize import equal, normalize
 from driftctl.core.planning.objects import Obj, labels_of
 from driftctl.core.source.model import WebApp, WebAppSpec
-from driftctl.settings import Drift, IgnoreRule
+from driftctl.ignore_rules import IgnoreRule
+from driftctl.settings import Drift
 
 Ignored = tuple[tuple[fs.FieldPath, str], ...]  # (field, why it is ignored)
 REPLICAS: fs.FieldPath = ("f:spec", "f:replicas")

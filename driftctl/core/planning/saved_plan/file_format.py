@@ -57,7 +57,8 @@ from driftctl.core.planning.saved_plan.checks import Checks
 from driftctl.core.planning.saved_plan.identity import CrdIdentity, PlanIdentity, SavedPlanError
 from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of
 from driftctl.errors import DriftctlError
-from driftctl.settings import Drift, IgnoreRule, MaxPrune, Policy
+from driftctl.ignore_rules import IgnoreRule
+from driftctl.settings import Drift, MaxPrune, Policy
 
 FORMAT = "driftctl.example.com/saved-plan"
 VERSION = 1
