@@ -2,7 +2,8 @@
 
 A field of an object is ignored when
 - an ignore rule names it: `--ignore Kind:/json/pointer`, or the WebApp's annotation
-  `driftctl.example.com/ignore` in Git (for that WebApp and its Deployment);
+  `driftctl.example.com/ignore` in Git (for that WebApp and its Deployment); what a rule
+  may say, and the fields none may name, is driftctl.ignore_rules;
 - an ignored manager owns it (`--ignore-manager NAME`);
 - it is a Deployment's `spec.replicas` and a HorizontalPodAutoscaler scales that Deployment.
 
