@@ -29,7 +29,8 @@ KEY = ObjectKey(c.KIND, "web", "shop")
 
 def test_every_verb_has_one_row_and_the_json_order_stays() -> None:
     assert set(MEANINGS) == set(Verb)
-    assert [str(verb) for verb in Verb] == [
+    # JSON summaries are stable: these keep their order, a new verb goes after them.
+    assert [str(verb) for verb in Verb][:8] == [
         "create",
         "update",
         "unchanged",
