@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Prune, Verb, WriteStatus, is_changing
+from driftctl.core.planning.actions import Plan, Prune, WriteStatus, is_changing
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.shards import owns
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy, Shard
 from tests.unit.ssa_model import Cluster

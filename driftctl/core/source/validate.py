@@ -19,13 +19,14 @@ from driftctl.core.source.documents import Document, Loaded
 from driftctl.core.source.model import Origin, WebApp, WebAppSpec
 from driftctl.core.source.schema import Schema, check, describe, dotted
 from driftctl.errors import InvalidDesiredState, Problem
+from driftctl.ignore_rules import IgnoreRule, rule_texts
 from driftctl.kube_formats import (
     label_key_problem,
     label_problem,
     label_value_problem,
     subdomain_problem,
 )
-from driftctl.settings import IgnoreRule, Source, rule_texts
+from driftctl.settings import Source
 
 MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
 
