@@ -25,10 +25,10 @@ from driftctl.core.planning.saved_plan import (
     parse_saved_plan,
     reconcile,
     refusal,
+    saved_plan_json,
 )
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
-from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import MaxPrune, Policy
 from tests.clirun import run_driftctl
 from tests.gitrepos import Repo, webapp
