@@ -218,8 +218,12 @@ def ignore_rules(annotations: Mapping[str, str]) -> tuple[IgnoreRule, ...]:
 
 
 def _display(document: Document, default_namespace: str) -> str:
+    """The WebApp as a problem names it; a part that is not printable (a name holding a new
+    line, say) is shown quoted and escaped, so that every problem stays one line."""
     identity = _identity(document, default_namespace)
-    return c.KIND if identity is None else c.object_ref(c.KIND, *identity)
+    if identity is None:
+        return c.KIND
+    return c.object_ref(c.KIND, *(part if part.isprintable() else repr(part) for part in identity))
 
 
 def _identity(document: Document, default_namespace: str) -> tuple[str, str] | None:
