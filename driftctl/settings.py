@@ -13,7 +13,8 @@ cluster is touched. Pure: no environment, no files.
 - `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
   so both say the same thing;
 - `Drift`: what counts as drift: whose fields outside Git are reverted, which fields are
-  ignored (`plan` and `apply` take the same flags);
+  ignored (`plan` and `apply` take the same flags; the grammar of an ignore rule is
+  driftctl.ignore_rules);
 - `Lock`: the run lock, which only `apply` takes;
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.errors import UsageError
+from driftctl.ignore_rules import IgnoreRule
 from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
@@ -369,98 +371,6 @@ DEFAULT_OVERRIDE_MANAGERS = (
     "before-first-apply",
 )
 NO_MANAGER = "none"  # `--override-manager none`: no manager's fields are reverted
-IGNORABLE_KINDS = (c.KIND, c.DEPLOYMENT_KIND)
-
-# Fields an ignore rule may not name, by kind (decoded pointer tokens), and why.
-_IDENTITY = "identifies the object"
-_OURS = "is driftctl's own bookkeeping"
-_NEVER_IGNORED: dict[tuple[str, ...], str] = {
-    ("apiVersion",): _IDENTITY,
-    ("kind",): _IDENTITY,
-    ("metadata", "name"): _IDENTITY,
-    ("metadata", "namespace"): _IDENTITY,
-    ("metadata", "ownerReferences"): "ties the Deployment to its WebApp",
-    ("metadata", "labels", c.INSTANCE_LABEL): _OURS,
-    ("metadata", "labels", c.MANAGED_BY_LABEL): _OURS,
-    ("metadata", "labels", c.NAME_LABEL): _OURS,
-    ("metadata", "labels", c.SELECTOR_INSTANCE_LABEL): _OURS,
-    ("metadata", "annotations", c.REVISION_ANNOTATION): _OURS,
-    ("metadata", "annotations", c.SOURCE_ANNOTATION): _OURS,
-    ("metadata", "finalizers"): "holds the WebApp until its cleanup ran",
-    ("spec", "selector"): "is immutable; a change needs --recreate",
-    ("status",): "is not compared: status is reported, never drift",
-}
-_WEBAPP_SPEC = (
-    "is the WebApp's declaration in Git, which is never ignored (it is what a Git change "
-    "is told by); ignore the field of its Deployment instead, e.g. Deployment:/spec/replicas"
-)
-
-
-def pointer_tokens(pointer: str) -> tuple[str, ...]:
-    """The decoded reference tokens of an RFC 6901 JSON Pointer (`/a~1b/c` -> ("a/b", "c"))."""
-    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
-
-
-def ignore_rule_problem(kind: str, pointer: str) -> str | None:
-    """Why `kind:pointer` cannot be an ignore rule, or None."""
-    if kind not in IGNORABLE_KINDS:
-        return f"names kind {kind!r}; rules are for {' or '.join(IGNORABLE_KINDS)}"
-    if not pointer.startswith("/") or pointer == "/":
-        return (
-            f"needs a JSON pointer to a field after the kind, like /spec/replicas, not {pointer!r}"
-        )
-    if re.search(r"~(?![01])", pointer):
-        return f"has an invalid JSON pointer escape in {pointer!r} (use ~0 for ~ and ~1 for /)"
-    return _field_problem(kind, pointer)
-
-
-def _field_problem(kind: str, pointer: str) -> str | None:
-    """Why the field a valid pointer names may not be ignored, or None."""
-    tokens = pointer_tokens(pointer)
-    if kind == c.KIND and tokens[0] == "spec":
-        return _WEBAPP_SPEC
-    for start, why in _NEVER_IGNORED.items():
-        if tokens[: len(start)] == start:
-            return f"{pointer} {why}"
-        if start[: len(tokens)] == tokens:
-            covered = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in start)
-            return f"{pointer} covers {covered}, which {why}"
-    return None
-
-
-@dataclass(frozen=True, order=True)
-class IgnoreRule:
-    """`Kind:/json/pointer`: that field of that kind of object is not drift.
-
-    `origin` says where the rule was given, for the plan's "ignored by ...".
-    """
-
-    kind: str
-    pointer: str
-    origin: str = "--ignore"
-
-    @classmethod
-    def parse(cls, text: str, origin: str = "--ignore") -> IgnoreRule:
-        """A rule from `Kind:/pointer`; ValueError with the reason when it cannot be one."""
-        kind, colon, pointer = text.strip().partition(":")
-        if not colon:
-            raise ValueError(f"{text!r} is not Kind:/json/pointer (e.g. Deployment:/spec/replicas)")
-        problem = ignore_rule_problem(kind.strip(), pointer.strip())
-        if problem is not None:
-            raise ValueError(f"{text.strip()!r} {problem}")
-        return cls(kind.strip(), pointer.strip(), origin)
-
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return pointer_tokens(self.pointer)
-
-    def __str__(self) -> str:
-        return f"{self.kind}:{self.pointer}"
-
-
-def rule_texts(value: str) -> list[str]:
-    """The rules written in one annotation value: separated by commas or new lines."""
-    return [part.strip() for part in re.split(r"[,\n]", value) if part.strip()]
 
 
 def _manager_names(names: Iterable[str], flag: str) -> tuple[str, ...]:

@@ -24,13 +24,13 @@ from driftctl.core.planning.saved_plan import (
     parse_saved_plan,
     reconcile,
     refusal,
+    saved_plan_json,
     unsavable,
 )
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import UsageError
 from driftctl.pipeline.engine import Asking, Goal, make_plans
 from driftctl.pipeline.offline import load_desired
-from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import Cluster, Drift, Policy, Shard, Source
 from driftctl.shell.kube import Kube
 from driftctl.shell.plan_file import read_plan_file, write_plan_file

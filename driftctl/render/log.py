@@ -33,9 +33,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftctl.core.planning.actions import Action, Plan, Verb
+from driftctl.core.planning.actions import Action, Plan
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.verbs import Verb, meaning
 from driftctl.core.source.repo_url import redact_text
 from driftctl.errors import DriftctlError, InvalidDesiredState
 from driftctl.render import plan as plan_render
@@ -120,7 +121,7 @@ def outcome_record(item: ObjectOutcome) -> Record:
 def action_record(action: Action) -> Record:
     """An object plan decided on: `~ Deployment/web/shop: update (differs from Git)`."""
     # A skip or a refusal, and a conflict (another owner's object), are for a person to see.
-    level = Level.WARNING if action.verb in (Verb.SKIP, Verb.CONFLICT) else Level.INFO
+    level = Level.WARNING if meaning(action.verb).warns else Level.INFO
     return Record(
         level,
         "object",

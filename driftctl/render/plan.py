@@ -7,8 +7,8 @@ asked.
 
 JSON of a plan (stable; keys in this order, objects in the order they are acted on):
     revision   the Git commit the plan was computed at
-    summary    {action: count} for every action: create, update, unchanged, prune,
-               cleanup, replace, skip, conflict
+    summary    {action: count} for every verb, in the order of core.planning.verbs.Verb
+               (create, update, unchanged, prune, cleanup, replace, skip, conflict...)
     refusals   guard messages (e.g. too many deletions for --max-prune)
     objects    one per object: kind, namespace, name, action, reason, managers (other
                field managers of changed fields), owner (the WebApp whose uid a new
@@ -41,7 +41,6 @@ from driftctl.core.planning.actions import (
     Refused,
     Unchanged,
     Update,
-    Verb,
     changes_of,
     foreign_of,
     kept_of,
@@ -51,38 +50,21 @@ from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.core.planning.redaction import masked, masked_patch
+from driftctl.core.planning.verbs import MEANINGS, Verb, counted, meaning
 from driftctl.render.style import Style
 
-_SYMBOLS = {
-    Verb.CREATE: ("+", "green"),
-    Verb.UPDATE: ("~", "yellow"),
-    Verb.REPLACE: ("-/+", "red"),
-    Verb.PRUNE: ("-", "red"),
-    Verb.CLEANUP: ("-", "red"),
-    Verb.UNCHANGED: ("=", "dim"),
-    Verb.SKIP: ("!", "cyan"),
-    Verb.CONFLICT: ("x", "red"),
-}
 _VALUE_WIDTH = 80
 
 
 def plan_summary(plan: Plan) -> str:
-    """`Plan: 2 to create, 1 to update, 0 to prune, 5 unchanged` (+ rarer actions if any)."""
+    """`Plan: 2 to create, 1 to update, 0 to prune, 5 unchanged` (+ rarer actions if any),
+    in the order of core.planning.verbs' table."""
+    counts = {verb: plan.count(verb) for verb in MEANINGS}
     parts = [
-        f"{plan.count(Verb.CREATE)} to create",
-        f"{plan.count(Verb.UPDATE)} to update",
-        f"{plan.count(Verb.PRUNE)} to prune",
+        counted(verb, count)
+        for verb, count in counts.items()
+        if count or MEANINGS[verb].always_counted
     ]
-    if plan.count(Verb.REPLACE):
-        parts.append(f"{plan.count(Verb.REPLACE)} to replace")
-    if plan.count(Verb.CLEANUP):
-        parts.append(f"{plan.count(Verb.CLEANUP)} cleanup pending")
-    parts.append(f"{plan.count(Verb.UNCHANGED)} unchanged")
-    if plan.count(Verb.SKIP):
-        parts.append(f"{plan.count(Verb.SKIP)} skipped")
-    if plan.count(Verb.CONFLICT):
-        conflicts = plan.count(Verb.CONFLICT)
-        parts.append(f"{conflicts} conflict{'s' if conflicts != 1 else ''}")
     return "Plan: " + ", ".join(parts)
 
 
@@ -118,9 +100,9 @@ def foreign_text(field: Foreign) -> str:
 
 def action_lines(action: Action, style: Style) -> list[str]:
     """One line for the object, then one per changed, kept or foreign field or owned object."""
-    symbol, colour = _SYMBOLS[action.verb]
+    row = meaning(action.verb)
     reason = f" ({action.reason})" if action.reason else ""
-    lines = [style.paint(f"{symbol} {action.key.display}: {action.verb}", colour) + reason]
+    lines = [style.paint(f"{row.symbol} {action.key.display}: {action.verb}", row.colour) + reason]
     lines += [f"    {change_text(change)}" for change in changes_of(action)]
     lines += [f"    {kept_text(kept)}" for kept in kept_of(action)]
     lines += [f"    {foreign_text(field)}" for field in foreign_of(action)]

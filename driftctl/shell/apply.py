@@ -32,27 +32,25 @@ from driftctl.core.planning.actions import (
     Candidate,
     Chain,
     Cleanup,
-    Conflict,
     Create,
     DryRunError,
     DryRunResult,
     FieldRemoval,
     Plan,
     Prune,
-    Refused,
+    Quiet,
     Replace,
-    Skip,
     Step,
-    Unchanged,
     Update,
     WriteStatus,
     bind_owner,
     is_changing,
+    outcome_of,
 )
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.notes import Done, chain_note
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
-from driftctl.core.planning.outcomes import SUCCESS, ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.planning.plan import after_refusal
 from driftctl.core.planning.status import facts_of, status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
@@ -144,6 +142,12 @@ def _removal_request(
     operations = removal.patch if removal is not None else ()
     kind = r.KINDS[key.kind]
     return r.json_patch(kind, key.namespace, key.name, operations, manager, dry_run=dry_run)
+
+
+def _quietly(action: Quiet) -> ObjectOutcome:
+    """An action that sends nothing: unchanged, skipped, or failed with its reason (a refused
+    dry-run, another owner's object)."""
+    return ObjectOutcome(action.key, outcome_of(action), action.reason)
 
 
 @dataclass
@@ -258,12 +262,8 @@ class Applier:
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case Refused() | Conflict():  # refused by the server, or another owner's object:
-                return ObjectOutcome(action.key, Outcome.FAILED, action.reason)  # nothing sent
-            case Skip():
-                return ObjectOutcome(action.key, Outcome.SKIPPED, action.reason)
-            case Unchanged():
-                return ObjectOutcome(action.key, Outcome.UNCHANGED)
+            case _:
+                return _quietly(action)
 
     def _remove(self, action: Prune | Cleanup) -> ObjectOutcome:
         if isinstance(action, Prune):
@@ -293,7 +293,7 @@ class Applier:
                 return ObjectOutcome(action.key, Outcome.FAILED, why)
         if not isinstance(action, Update) or action.apply:
             self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
-        return ObjectOutcome(action.key, SUCCESS[action.verb])
+        return ObjectOutcome(action.key, outcome_of(action))
 
     def _replace(self, action: Replace) -> ObjectOutcome:
         live = self._objects[action.key]

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from driftctl.core.planning.actions import Verb
-from driftctl.core.planning.outcomes import SUCCESS
+from driftctl.core.planning.verbs import SUCCESS, Verb
 from tests.support.harness import Harness
 
 MAIN = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
@@ -79,6 +78,32 @@ def test_a_moved_object_with_the_same_patch_proceeds_and_a_changed_one_is_refuse
     shop = harness.get("deployment", "shop")
     assert shop is not None
     assert shop["spec"]["replicas"] == 3
+
+
+def test_a_saved_image_update_then_a_scale_is_refused_as_another_patch(
+    harness: Harness, tmp_path: Path
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 2)}, "main")
+    assert harness.driftctl("apply").code == 0
+    harness.declare({"shop": ("nginx:1.28", 2)}, "image")
+    path = tmp_path / "plan.json"
+    assert harness.driftctl("plan", "--out", str(path)).code == 1
+    ns = harness.namespace
+    # Still an update of shop's Deployment, but its patch would now also undo the scale.
+    harness.kubectl("scale", "deployment/shop", "--replicas=5", "-n", ns)
+
+    applied = harness.driftctl("apply", "--plan", str(path))
+
+    assert applied.code == 5, applied.out + applied.err
+    assert (
+        f"failed Deployment/{ns}/shop: changed in the cluster since the plan was made: "
+        "planned update, now update with another patch; make a new plan"
+    ) in applied.out
+    assert f"configured WebApp/{ns}/shop" in applied.out
+    shop = harness.get("deployment", "shop")
+    assert shop is not None
+    assert shop["spec"]["replicas"] == 5
+    assert shop["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
 
 
 def test_a_plan_of_another_instance_is_refused_whole_and_writes_nothing(

@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Prune, Verb, is_changing
+from driftctl.core.planning.actions import Plan, Prune, is_changing
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.shards import owns
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp
 from driftctl.settings import Policy, Shard
 from tests.support.builders import app

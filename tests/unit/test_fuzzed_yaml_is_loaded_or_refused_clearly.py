@@ -97,6 +97,12 @@ def test_yaml_looking_soup_is_loaded_or_refused_with_a_located_reason(text: str)
 
 @FUZZ
 @given(text=dumped)
+# Found by the fuzzer: a name, and an annotation key, holding new lines (shown escaped)
+@example(text="apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  name: '\n\n    '\n")
+@example(
+    text="apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  annotations:\n"
+    "    ? '\n\n      '\n    : null\n  name: null\n  namespace: null\n"
+)
 def test_plain_data_dumped_as_yaml_loads_back_as_it_was(text: str) -> None:
     loaded = loaded_and_validated(text.encode())
     expected: list[Any] = [d for d in yaml.safe_load_all(text) if d is not None]

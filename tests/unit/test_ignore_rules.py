@@ -13,7 +13,8 @@ from driftctl.core.planning import ignoring
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.errors import UsageError
-from driftctl.settings import DEFAULT_OVERRIDE_MANAGERS, Drift, IgnoreRule
+from driftctl.ignore_rules import IgnoreRule
+from driftctl.settings import DEFAULT_OVERRIDE_MANAGERS, Drift
 from tests.support.builders import captured_deployment
 from tests.support.goldens import load_object
 

@@ -7,12 +7,13 @@ import copy
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Conflict, Skip, Update, Verb
+from driftctl.core.planning.actions import Conflict, Skip, Update
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import CLUSTER_WIDE, Lookups, Reach, lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
 from tests.support.builders import captured_deployment, captured_webapp
@@ -76,6 +77,23 @@ def test_a_deployment_not_controlled_by_its_webapp_is_a_conflict_even_with_recre
         assert isinstance(got, Conflict), got
         assert detail in got.reason
         assert got.reason.endswith("never updated, replaced or deleted")
+
+
+def test_a_deployment_controlled_by_a_webapp_of_its_name_but_another_uid_is_a_conflict() -> None:
+    # A WebApp "shop" was deleted and made again (a new uid) while its old Deployment stayed:
+    # the name matches, the controller is not this WebApp.
+    live_webapp = load_object({"$ref": "webapp-shop.json"})
+    stale = load_object({"$ref": "deployment-shop.json"})
+    stale["metadata"]["ownerReferences"][0]["uid"] = "0a0a0a0a-another-uid"
+    state = LiveState.of([live_webapp], [stale])
+
+    got = actions(state, Policy(recreate=True))[DEPLOYMENT]
+
+    assert isinstance(got, Conflict), got
+    assert got.reason == (
+        "is not controlled by WebApp/web/shop (controlled by WebApp/shop uid "
+        "0a0a0a0a-another-uid); never updated, replaced or deleted"
+    )
 
 
 def test_a_deployment_controlled_by_its_webapp_is_its_own_even_without_the_label() -> None:

@@ -15,13 +15,13 @@ from driftctl.core.planning.actions import (
     Replace,
     Skip,
     Update,
-    Verb,
     bind_owner,
 )
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
 from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
 from tests.support.builders import live_deployment, live_webapp

@@ -16,7 +16,6 @@ from driftctl.core.planning.actions import (
     Prune,
     Skip,
     Update,
-    Verb,
     changes_of,
 )
 from driftctl.core.planning.changes import managers_of
@@ -24,6 +23,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
 from tests.support.goldens import GoldenCase, case_files, load_case

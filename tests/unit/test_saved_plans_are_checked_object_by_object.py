@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Refused, Unchanged, Update, Verb
+from driftctl.core.planning.actions import Plan, Refused, Unchanged, Update
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
@@ -25,9 +25,10 @@ from driftctl.core.planning.saved_plan import (
     parse_saved_plan,
     reconcile,
     refusal,
+    saved_plan_json,
 )
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp
-from driftctl.render.saved_plan import saved_plan_json
 from driftctl.settings import MaxPrune, Policy
 from tests.support.builders import app, webapp
 from tests.support.clirun import run_driftctl
@@ -109,9 +110,29 @@ def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another
         "make a new plan",
     )
     assert verbs["Deployment/web/cart"] == (
-        "Refused",
-        "its WebApp WebApp/web/cart was refused; make a new plan",
+        "Skip",
+        "its WebApp cannot be applied (WebApp/web/cart was refused)",
     )
+
+
+def test_a_moved_object_with_the_same_verb_and_another_patch_is_refused() -> None:
+    # The plan updates shop's image; then a person scales shop's Deployment: the update is
+    # still an update, but its patch now also resets the replicas, which nobody approved.
+    cluster, desired, plan = scenario()
+    saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
+    cluster.update(SHOP, "kubectl-scale", ("f:spec", "f:replicas"), 5)
+
+    result = reconcile(saved, planned(cluster, desired), state(cluster))
+
+    [before] = [a for a in saved.plan.actions if a.key == SHOP]
+    [after] = [a for a in result.actions if a.key == SHOP]
+    assert before.verb is Verb.UPDATE
+    assert isinstance(after, Refused)
+    assert after.reason == (
+        "changed in the cluster since the plan was made: planned update, now update with "
+        "another patch; make a new plan"
+    )
+    assert [a.key for a in result.actions if isinstance(a, Refused)] == [SHOP]
 
 
 def test_an_unchanged_object_that_drifted_since_is_refused() -> None:

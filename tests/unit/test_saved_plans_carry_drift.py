@@ -16,8 +16,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.saved_plan import parse_saved_plan
-from driftctl.render.saved_plan import saved_plan_json
+from driftctl.core.planning.saved_plan import parse_saved_plan, saved_plan_json
 from driftctl.settings import Drift, Policy
 from tests.support.model_runs import IDENTITY
 

@@ -7,7 +7,10 @@ cannot be built, and the shell never checks one at run time. An action carries
 everything the shell needs to act (manifest, delete options, the guarded finalizer
 patch, what cleanup deletes), so the shell decides nothing.
 
-Every action has a `verb`: the word plans print and JSON reports (`create`, `update`...).
+Every action has a `verb`: the word plans print and JSON reports (`create`, `update`...);
+what each verb means (how it is printed and counted, whether it writes, what apply reports)
+is core.planning.verbs' table. The actions that write nothing are `Quiet`: apply reports
+them without a request.
 
 `Plan.stages` says in what order the shell acts: stages run one after the other, each a
 set of independent chains; a chain is one WebApp's pipeline (the WebApp, then its
@@ -21,7 +24,6 @@ differ from Git) and `foreign` (other managers' fields, for `plan --show-foreign
 from __future__ import annotations
 
 import copy
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -30,24 +32,10 @@ from driftctl import conventions as c
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, Operation, managers_of
 from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
+from driftctl.core.planning.outcomes import Outcome
+from driftctl.core.planning.verbs import SUCCESS, Verb, meaning
 
 Patch = tuple[Operation, ...]  # RFC 6902, live -> result
-
-
-class Verb(enum.StrEnum):
-    """How a plan names what a run does with one object."""
-
-    CREATE = "create"
-    UPDATE = "update"
-    UNCHANGED = "unchanged"
-    PRUNE = "prune"  # delete (through the finalizer for a WebApp): absent from Git
-    CLEANUP = "cleanup"  # a Terminating WebApp whose cleanup is pending
-    REPLACE = "replace"  # an immutable field differs: delete and create again
-    SKIP = "skip"  # nothing will be done, for the reason given
-    CONFLICT = "conflict"  # another owner's object: never written; apply fails it
-
-
-CHANGING = frozenset({Verb.CREATE, Verb.UPDATE, Verb.PRUNE, Verb.CLEANUP, Verb.REPLACE})
 
 
 @dataclass(frozen=True)
@@ -201,6 +189,7 @@ class Conflict:
 
 Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refused | Conflict
 Removal = Prune | Cleanup
+Quiet = Unchanged | Skip | Refused | Conflict  # write nothing: see outcome_of
 
 
 @dataclass(frozen=True)
@@ -231,7 +220,13 @@ def changes_of(action: Action) -> tuple[FieldChange, ...]:
 
 def is_changing(action: Action) -> bool:
     """Whether carrying out this action writes to the cluster."""
-    return action.verb in CHANGING
+    return meaning(action.verb).writes
+
+
+def outcome_of(action: Action) -> Outcome:
+    """What apply reports once it carried `action` out without error: its verb's outcome,
+    but failed for a Refused one (Git cannot be applied)."""
+    return Outcome.FAILED if isinstance(action, Refused) else SUCCESS[action.verb]
 
 
 def kept_of(action: Action) -> tuple[Kept, ...]:

@@ -36,23 +36,22 @@ from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Cleanup,
-    Conflict,
     Create,
     DryRunResult,
     Plan,
     Prune,
     Refused,
     Replace,
-    Skip,
     Unchanged,
-    Verb,
     changes_of,
+    is_changing,
 )
 from driftctl.core.planning.built_changes import BuiltChange, created_fields, shown
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.commit_diff import CommitDiff
 from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.desired_state import Revision
 from driftctl.errors import ExitCode, Problem
 from driftctl.settings import FAIL_ON
@@ -69,10 +68,6 @@ class Category(enum.StrEnum):
 
 
 CATEGORIES = tuple(Category)
-
-# The actions that leave an object as it is, for the reason they give (a conflict is
-# another owner's object).
-BLOCKING: tuple[type[Action], ...] = (Skip, Refused, Conflict)
 
 
 @dataclass(frozen=True)
@@ -212,7 +207,7 @@ def _category(action: Action, introduced: bool) -> Category:
         return Category.PRUNE
     if isinstance(action, Replace):
         return Category.REPLACE
-    if isinstance(action, BLOCKING):
+    if not is_changing(action):  # left as it is, for the reason given (unchanged aside)
         return Category.BLOCKED
     return Category.CHANGE if introduced else Category.DRIFT
 

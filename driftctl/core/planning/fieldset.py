@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from driftctl.core.planning.objects import Obj, metadata
+from driftctl.ignore_rules import pointer_tokens
 
 FieldPath = tuple[str, ...]
 PlainPath = tuple[str, ...]  # map keys only; "*" stands for any list item
@@ -235,7 +236,7 @@ def pointer_path(doc: Obj, pointer: str) -> FieldPath:
     path: FieldPath = ()
     plain: PlainPath = ()
     node: Any = doc
-    for token in _pointer_tokens(pointer):
+    for token in pointer_tokens(pointer):
         if isinstance(node, dict):
             path, plain, node = (*path, f"f:{token}"), (*plain, token), node.get(token)
             if is_atomic_struct(plain):
@@ -262,12 +263,6 @@ def _list_item(items: list[Any], token: str) -> Any:
     if not token.isdigit() or int(token) >= len(items):
         return None
     return items[int(token)]
-
-
-def _pointer_tokens(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
 
 
 def owned_nodes(tree: Obj) -> frozenset[FieldPath]:

@@ -2,7 +2,8 @@
 
 A field of an object is ignored when
 - an ignore rule names it: `--ignore Kind:/json/pointer`, or the WebApp's annotation
-  `driftctl.example.com/ignore` in Git (for that WebApp and its Deployment);
+  `driftctl.example.com/ignore` in Git (for that WebApp and its Deployment); what a rule
+  may say, and the fields none may name, is driftctl.ignore_rules;
 - an ignored manager owns it (`--ignore-manager NAME`);
 - it is a Deployment's `spec.replicas` and a HorizontalPodAutoscaler scales that Deployment.
 
@@ -32,7 +33,8 @@ from driftctl.core.planning.changes import Kept
 from driftctl.core.planning.normalize import equal, normalize
 from driftctl.core.planning.objects import Obj, labels_of
 from driftctl.core.source.model import WebApp, WebAppSpec
-from driftctl.settings import Drift, IgnoreRule
+from driftctl.ignore_rules import IgnoreRule
+from driftctl.settings import Drift
 
 Ignored = tuple[tuple[fs.FieldPath, str], ...]  # (field, why it is ignored)
 REPLICAS: fs.FieldPath = ("f:spec", "f:replicas")

@@ -4,7 +4,8 @@ Pure. A WebApp's chain (its WebApp, its Deployment, or its removal) makes at mos
 Event, saying everything the run did to it (a WebApp created with its Deployment is one
 Event), or None when nothing changed. A run records at most `--max-events` of them; the
 rest are counted into one summary Event at the end, so a first run on a large fleet does
-not flood etcd with thousands of Events. shell.events sends them.
+not flood etcd with thousands of Events. An Event's reason and the words of its message
+are its verb's (core.planning.verbs). shell.events sends them.
 """
 
 from __future__ import annotations
@@ -13,31 +14,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from driftctl.core.planning.actions import (
-    Action,
-    Cleanup,
-    Prune,
-    Verb,
-    changes_of,
-)
+from driftctl.core.planning.actions import Action, Cleanup, Prune, changes_of
 from driftctl.core.planning.fights import fight_message
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+from driftctl.core.planning.verbs import meaning
 
 _CHANGED = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
-_REASONS = {
-    Verb.CREATE: "Created",
-    Verb.UPDATE: "Updated",
-    Verb.REPLACE: "Updated",
-    Verb.PRUNE: "Pruned",
-    Verb.CLEANUP: "CleanedUp",
-}
-_PAST = {
-    Verb.CREATE: "created",
-    Verb.UPDATE: "updated",
-    Verb.REPLACE: "replaced",
-    Verb.PRUNE: "pruned",
-    Verb.CLEANUP: "cleaned up",
-}
 _MESSAGE_LIMIT = 1024  # what the API server keeps of an Event message
 
 
@@ -68,16 +50,17 @@ def chain_note(done: Sequence[Done]) -> Note | None:
     fights = [fight_message(action.key, changes_of(action)) for action in changed]
     if any(fights):
         return Note("Fight", "; ".join(fight for fight in fights if fight), warning=True)
-    return Note(_REASONS[changed[0].verb], "; ".join(_describe(action) for action in changed))
+    return Note(meaning(changed[0].verb).event, "; ".join(_describe(action) for action in changed))
 
 
 def _describe(action: Action) -> str:
     if isinstance(action, Prune | Cleanup):
         owned = "".join(f", {owned.key.display} deleted" for owned in action.owned)
-        return f"{action.key.display} {_PAST[action.verb]} by driftctl ({action.reason}){owned}"
+        done = meaning(action.verb).past
+        return f"{action.key.display} {done} by driftctl ({action.reason}){owned}"
     fields = ", ".join(change.path for change in changes_of(action)[:5])
     what = f" ({fields})" if fields else ""
-    return f"{action.key.display} {_PAST[action.verb]} by driftctl{what}"
+    return f"{action.key.display} {meaning(action.verb).past} by driftctl{what}"
 
 
 def summary_note(left_out: Counter[str], cap: int, revision: str) -> Note:

@@ -1,6 +1,7 @@
 """What an apply did: every object's outcome and the exit code.
 
-Values only, built by the shell as it carries out a plan, rendered by render.plan. Every
+Values only, built by the shell as it carries out a plan, rendered by render.plan (which
+outcome each plan verb becomes is core.planning.verbs' table). Every
 object gets exactly one outcome; a failed one carries the reason and the others still
 run. A prune refused by a guard also fails the run: the cluster is not equal to Git.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from driftctl.core.planning.actions import Verb
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.errors import ExitCode
 
@@ -24,18 +24,6 @@ class Outcome(enum.StrEnum):
     DELETED = "deleted"
     SKIPPED = "skipped"
     FAILED = "failed"
-
-
-# The outcome of an action carried out without error (replace counts as configured).
-SUCCESS: dict[Verb, Outcome] = {
-    Verb.CREATE: Outcome.CREATED,
-    Verb.UPDATE: Outcome.CONFIGURED,
-    Verb.REPLACE: Outcome.CONFIGURED,
-    Verb.UNCHANGED: Outcome.UNCHANGED,
-    Verb.PRUNE: Outcome.DELETED,
-    Verb.CLEANUP: Outcome.DELETED,
-    Verb.SKIP: Outcome.SKIPPED,
-}
 
 
 @dataclass(frozen=True)

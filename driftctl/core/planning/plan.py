@@ -53,6 +53,7 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from driftctl import conventions as c
@@ -341,10 +342,17 @@ def finish(
 def _without_refused_owners(actions: tuple[Action, ...]) -> tuple[Action, ...]:
     """A Deployment waiting for a WebApp the server refused cannot be created either."""
     refused = {action.key for action in actions if isinstance(action, Refused)}
-    return tuple(_unless_owner_refused(action, refused) for action in actions)
+    return tuple(unless_owner_refused(action, refused) for action in actions)
 
 
-def _unless_owner_refused(action: Action, refused: set[ObjectKey]) -> Action:
+def unless_owner_refused(action: Action, refused: AbstractSet[ObjectKey]) -> Action:
+    """`action`, or a Skip when it waits for a WebApp in `refused` (its uid would never come).
+
+    One rule wherever an owner is refused: by the server's dry-run (`finish`), by the
+    server's create (`after_refusal`), or because it moved since a saved plan was made
+    (core.planning.saved_plan). The Deployment itself is not refused: nothing is sent for
+    it, apply reports it skipped, and the failure is counted once, on the WebApp.
+    """
     if isinstance(action, Create | Update) and action.owner is not None and action.owner in refused:
         return Skip(
             action.key, f"its WebApp cannot be applied ({action.owner.display} was refused)"
@@ -367,5 +375,5 @@ def after_refusal(chain: Chain, refused: Create, message: str) -> Chain:
         elif isinstance(step, WriteStatus):
             out.append(step)
         else:
-            out.append(_unless_owner_refused(step, {refused.key}))
+            out.append(unless_owner_refused(step, {refused.key}))
     return tuple(out)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from driftctl import conventions as c
 from driftctl.core.source.schema import prop
-from driftctl.settings import IgnoreRule
+from driftctl.ignore_rules import IgnoreRule
 
 INT32_MAX = 2**31 - 1
 MAX_CORRECTIONS = 10  # the status keeps the most recent corrections, one per field

@@ -231,7 +231,10 @@ def dotted(path: Path) -> str:
     text = ""
     for part in path:
         if isinstance(part, int) or not _PLAIN_KEY.fullmatch(str(part)):
-            text += f"[{part}]"  # e.g. labels[app.kubernetes.io/name]: dots would mislead
+            # e.g. labels[app.kubernetes.io/name]: dots would mislead; a key holding a new
+            # line is shown escaped, so that the problem stays on one line
+            shown = part if isinstance(part, int) or part.isprintable() else repr(part)
+            text += f"[{shown}]"
         else:
             text += f".{part}" if text else str(part)
     return text

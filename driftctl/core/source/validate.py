@@ -19,13 +19,14 @@ from driftctl.core.source.documents import Document, Loaded
 from driftctl.core.source.model import Origin, WebApp, WebAppSpec
 from driftctl.core.source.schema import Schema, check, describe, dotted
 from driftctl.errors import InvalidDesiredState, Problem
+from driftctl.ignore_rules import IgnoreRule, rule_texts
 from driftctl.kube_formats import (
     label_key_problem,
     label_problem,
     label_value_problem,
     subdomain_problem,
 )
-from driftctl.settings import IgnoreRule, Source, rule_texts
+from driftctl.settings import Source
 
 MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
 
@@ -217,8 +218,12 @@ def ignore_rules(annotations: Mapping[str, str]) -> tuple[IgnoreRule, ...]:
 
 
 def _display(document: Document, default_namespace: str) -> str:
+    """The WebApp as a problem names it; a part that is not printable (a name holding a new
+    line, say) is shown quoted and escaped, so that every problem stays one line."""
     identity = _identity(document, default_namespace)
-    return c.KIND if identity is None else c.object_ref(c.KIND, *identity)
+    if identity is None:
+        return c.KIND
+    return c.object_ref(c.KIND, *(part if part.isprintable() else repr(part) for part in identity))
 
 
 def _identity(document: Document, default_namespace: str) -> tuple[str, str] | None:
