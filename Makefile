@@ -12,16 +12,22 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint docs docs-build unit integration bench controlplane pushgateway sshd node venv clean
+.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway sshd node venv clean
 
 test: lint docs-build controlplane pushgateway sshd node
 	$(BIN)/pytest
 
+# The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
+# the tooling (image/, benchmarks/, the control plane and node launcher, action.yml) are in
+# tests/tooling, each marked by what it needs: `unit` and `integration` run theirs too.
 unit: $(INSTALLED) sshd
-	$(BIN)/pytest tests/unit
+	$(BIN)/pytest tests/unit tests/tooling -m 'not integration and not node'
 
 integration: $(INSTALLED) controlplane pushgateway
-	$(BIN)/pytest tests/integration
+	$(BIN)/pytest tests/integration tests/tooling -m integration
+
+tooling: $(INSTALLED) controlplane node
+	$(BIN)/pytest tests/tooling
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check driftctl tests benchmarks image docsgen

@@ -45,8 +45,8 @@ from benchmarks.cluster_report import ROOT, STEPS
 from driftctl import conventions as c
 from driftctl.core.planning.manifests import Stamp
 from tests.controlplane import launcher
-from tests.gitrepos import Repo
-from tests.integration.harness import Requests, delta, request_counts
+from tests.support.control_plane import Requests, delta, request_counts
+from tests.support.gitrepos import Repo
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 RESULTS = ROOT / "benchmarks" / "results"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from driftctl.pipeline import offline as pipeline
 from driftctl.settings import Source
-from tests.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 
 FILES = 1_000
 PER_FILE = 10

@@ -41,7 +41,7 @@ from kubernetes import client, config, watch
 from benchmarks import bench_cluster as bench_
 from benchmarks import cluster_report as report
 from benchmarks import fleet as f
-from tests.integration.harness import delta, request_counts
+from tests.support.control_plane import delta, request_counts
 
 RESULTS = bench_.RESULTS / "watch"
 QUIET_SECONDS = 60.0

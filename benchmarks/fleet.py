@@ -17,7 +17,8 @@ from pathlib import Path
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.render.manifests import to_yaml
-from tests.gitrepos import Repo
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 
 NAMESPACES = 10
 FILES = 100
@@ -70,19 +71,14 @@ def _by_file(fleet: Fleet, apps: list[WebApp]) -> dict[int, list[WebApp]]:
     return files
 
 
-def webapp_document(app: WebApp) -> str:
-    return (
-        f"apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  name: {app.name}\n"
-        f"  namespace: {app.namespace}\nspec:\n  image: {app.spec.image}\n"
-        f"  replicas: {app.spec.replicas}\n"
-    )
-
-
 def write_git(fleet: Fleet, repo: Repo, *, removed: bool = False) -> str:
     """Make Git declare the fleet in 100 files under apps/; return the commit."""
     files = _by_file(fleet, fleet.apps(removed=removed))
     texts = {
-        f"apps/file-{f:03d}.yaml": "---\n".join(webapp_document(app) for app in apps)
+        f"apps/file-{f:03d}.yaml": "---\n".join(
+            webapp(app.name, app.spec.image, app.spec.replicas, namespace=app.namespace)
+            for app in apps
+        )
         for f, apps in files.items()
     }
     stale = [

@@ -1,7 +1,7 @@
 """The Performance table of the documentation, made from the latest bench_cluster results.
 
 `python -m benchmarks.performance_table` rewrites the part of docs/development/benchmarks.md
-between the two marker lines from the newest benchmarks/results/*.json; tests/unit/test_
+between the two marker lines from the newest benchmarks/results/*.json; tests/tooling/test_
 readme_shows_the_latest_benchmark.py fails when the page and that file disagree. Nobody
 types those figures.
 """

@@ -61,7 +61,7 @@ if [ -n "$node" ]; then
     step "Install driftctl as a CronJob: cronjob/, the node's overlay, this machine's values"
     # The repository over HTTP on loopback, for a token only.
     printf 'demo-token-%s\n' "$RANDOM$RANDOM" >"$work/token"
-    python -m tests.gitrepos serve-http "$work/served" --token-file "$work/token" >"$work/git-url" &
+    python -m tests.support.gitrepos serve-http "$work/served" --token-file "$work/token" >"$work/git-url" &
     git_server=$!
     until [ -s "$work/git-url" ]; do sleep 0.1; done
     url="$(cat "$work/git-url")/shop.git"

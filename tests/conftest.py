@@ -1,16 +1,18 @@
-"""Fixtures shared by every test: the repository root and the integration and node markers."""
+"""Fixtures shared by every test: the node's (tests/support/node_fixtures.py, for tests/node
+and the tooling tests of the node), and the integration and node markers."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
+pytest_plugins = ["tests.support.node_fixtures"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """tests/integration needs the control plane, tests/node one with a node: mark them so."""
+    """tests/integration needs the control plane, tests/node one with a node: mark them so.
+    A tooling test that needs either says so with its own `pytestmark`."""
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)

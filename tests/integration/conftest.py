@@ -14,20 +14,24 @@ import secrets
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 from kubernetes import client, config
 
-from driftctl import conventions as c
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
-from tests.faultproxy import FaultProxy, kubeconfig_for
-from tests.gitrepos import Repo
-from tests.integration.harness import CRD_FILE, Harness, grant, own_control_plane
-from tests.kustomize import account
-from tests.pushgateway import Pushgateway, running
+from tests.support.control_plane import (
+    account_kubeconfig,
+    for_account,
+    own_control_plane,
+    release_finalizers,
+)
+from tests.support.faultproxy import FaultProxy, kubeconfig_for
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness
+from tests.support.kustomize import account
+from tests.support.paths import CRD_FILE, ROOT
+from tests.support.pushgateway import Pushgateway, running
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +97,7 @@ def service_account_kubeconfig(
     """A kubeconfig acting as the CronJob's ServiceAccount, with the RBAC of cronjob/ (the
     default, cluster-wide variant)."""
     documents = account(control_plane.bin_dir / "kubectl")
-    return _service_account(control_plane, kubectl, documents, "driftctl", tmp_path_factory)
+    return account_kubeconfig(control_plane, kubectl, documents, "driftctl", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -105,12 +109,14 @@ def no_delete_kubeconfig(
 ) -> Path:
     """The CronJob's RBAC less one verb: Deployments cannot be deleted (cleanup fails)."""
     documents = account(control_plane.bin_dir / "kubectl")
-    renamed = [_renamed(d, "driftctl-nodelete") for d in documents if d["kind"] != "Namespace"]
+    renamed = [for_account(d, "driftctl-nodelete") for d in documents if d["kind"] != "Namespace"]
     for document in renamed:
         for rule in document.get("rules", []):
             if rule["resources"] == ["deployments"]:
                 rule["verbs"].remove("delete")
-    return _service_account(control_plane, kubectl, renamed, "driftctl-nodelete", tmp_path_factory)
+    return account_kubeconfig(
+        control_plane, kubectl, renamed, "driftctl-nodelete", tmp_path_factory
+    )
 
 
 @pytest.fixture
@@ -125,32 +131,12 @@ def scoped_kubeconfig(
     only: a Role there and the run lock's Role, nothing cluster-wide."""
     account_name = f"driftctl-scoped-{namespace}"[:63]
     documents = account(control_plane.bin_dir / "kubectl", ROOT / "cronjob" / "namespaced")
-    renamed = [_renamed(d, account_name) for d in documents if d["kind"] != "Namespace"]
+    renamed = [for_account(d, account_name) for d in documents if d["kind"] != "Namespace"]
     for document in renamed:
         if document["metadata"].get("namespace") == "webapps":
             document["metadata"]["namespace"] = namespace
     assert not [d for d in renamed if d["kind"].startswith("Cluster")]
-    return _service_account(control_plane, kubectl, renamed, account_name, tmp_path_factory)
-
-
-def _renamed(document: dict[str, Any], name: str) -> dict[str, Any]:
-    document["metadata"]["name"] = name
-    for subject in document.get("subjects", []):
-        subject["name"] = name
-    if "roleRef" in document:
-        document["roleRef"]["name"] = name
-    return document
-
-
-def _service_account(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    documents: list[dict[str, Any]],
-    account: str,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """Apply RBAC documents and return a kubeconfig with a token of `account`."""
-    return grant(control_plane, kubectl, documents, account, tmp_path_factory.mktemp(account))
+    return account_kubeconfig(control_plane, kubectl, renamed, account_name, tmp_path_factory)
 
 
 @pytest.fixture
@@ -168,25 +154,6 @@ def namespace(request: pytest.FixtureRequest, kube_client: client.ApiClient) -> 
     yield name
     release_finalizers(kube_client, name)
     core.delete_namespace(name)
-
-
-def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
-    objects = client.CustomObjectsApi(kube_client)
-    listed = cast(
-        dict[str, Any],
-        objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL),
-    )
-    for item in listed["items"]:
-        if item["metadata"].get("finalizers"):
-            objects.patch_namespaced_custom_object(
-                c.GROUP,
-                c.VERSION,
-                namespace,
-                c.PLURAL,
-                item["metadata"]["name"],
-                {"metadata": {"finalizers": None}},
-                _content_type="application/merge-patch+json",
-            )
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 These tests stop and start processes of a control plane, so the module has one of its own
 (not the session's, which other tests share). driftctl runs as the CronJob's ServiceAccount
-through tests/faultproxy.py, which holds one chosen write until the test has broken the
+through tests/support/faultproxy.py, which holds one chosen write until the test has broken the
 control plane: the fault lands after some writes and before the others, every time.
 """
 
@@ -22,10 +22,11 @@ from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
 from tests.controlplane.processes import started_for
-from tests.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
-from tests.gitrepos import Repo
-from tests.integration.harness import Harness, grant, own_control_plane
-from tests.kustomize import account
+from tests.support.control_plane import grant, own_control_plane
+from tests.support.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness
+from tests.support.kustomize import account
 
 APPS = {f"app-{i}": ("nginx:1.27", 1) for i in range(6)}
 CHANGED = dict.fromkeys(APPS, ("nginx:1.28", 1))

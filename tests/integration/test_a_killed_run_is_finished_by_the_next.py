@@ -1,6 +1,6 @@
 """driftctl SIGKILLed at each step of a prune and of a create: the next run finishes the work.
 
-The kill is deterministic: tests/faultproxy.py holds the chosen request, the test kills
+The kill is deterministic: tests/support/faultproxy.py holds the chosen request, the test kills
 driftctl while it waits for the answer, then lets the request reach the API server (the
 write happened, the answer was never read) or drops it (the write never happened). The
 next run, after `driftctl unlock` (the dead run's Lease would make it wait for expiry,
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from tests.faultproxy import Fault, FaultProxy, Hold
-from tests.integration.harness import Harness, eventually
+from tests.support.faultproxy import Fault, FaultProxy, Hold
+from tests.support.harness import Harness, eventually
 
 Kill = tuple[tuple[str, Any], bool, str]  # (method, path or path maker), forward?, plan line
 

@@ -16,8 +16,8 @@ from driftctl import conventions as c
 from driftctl.core.cluster.lease import LeaseRef, Standing, Step, Term, decide
 from driftctl.shell.kube import Deadline, Kube, connect
 from driftctl.shell.lock import RunLock
-from tests.faultproxy import Fault, FaultProxy, Reset
-from tests.integration.harness import LOCK_NAMESPACE, Harness, eventually
+from tests.support.faultproxy import Fault, FaultProxy, Reset
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 TERM = Term(duration=10, renew_every=1, renew_deadline=3, retry_every=0.5)
 ME = "cut-off-leader/1"

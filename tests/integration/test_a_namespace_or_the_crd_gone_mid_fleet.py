@@ -22,11 +22,13 @@ from kubernetes import client
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.controlplane.pki import issue_serving
-from tests.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
-from tests.gitrepos import Repo, webapp
-from tests.integration.conftest import release_finalizers
-from tests.integration.harness import CRD_FILE, Harness, eventually, grant, own_control_plane
-from tests.kustomize import account
+from tests.support.builders import webapp
+from tests.support.control_plane import grant, own_control_plane, release_finalizers
+from tests.support.faultproxy import Fault, FaultProxy, Hold, kubeconfig_for
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness, eventually
+from tests.support.kustomize import account
+from tests.support.paths import CRD_FILE
 
 CRD = f"{c.PLURAL}.{c.GROUP}"
 

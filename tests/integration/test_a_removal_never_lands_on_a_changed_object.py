@@ -16,8 +16,8 @@ from driftctl.settings import Cluster, Policy, Source
 from driftctl.shell.apply import Applier
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.harness import Harness
 
 
 def test_an_object_changed_since_the_plan_keeps_its_fields_and_fails(

@@ -21,14 +21,8 @@ from driftctl.shell.apply import Progress
 from driftctl.shell.live_state import read_live
 from driftctl.shell.lock import RunLock
 from tests.controlplane import launcher
-from tests.integration.harness import (
-    LOCK_NAMESPACE,
-    Harness,
-    Requests,
-    delta,
-    quiet,
-    request_counts,
-)
+from tests.support.control_plane import Requests, delta, quiet, request_counts
+from tests.support.harness import LOCK_NAMESPACE, Harness
 
 OBJECTS = ("webapps", "deployments", "events", "horizontalpodautoscalers")
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from driftctl import conventions as c
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 
 def test_apply_creates_webapps_with_their_deployments_and_status(harness: Harness) -> None:

@@ -8,8 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 from tests.controlplane import launcher
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness, delta, eventually, quiet, request_counts
+from tests.support import drift_cases as cases
+from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.harness import Harness, eventually
 
 
 def test_replicas_kept_for_an_autoscaler_are_planned_reported_and_cost_one_list(

@@ -14,10 +14,10 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.gitrepos import WEBAPP
-from tests.integration.harness import Harness, delta, quiet, request_counts, webapps_yaml
-from tests.integration.test_immutable_fields_need_replace import foreign_selector_deployment
-from tests.unit.test_check_report_is_one_comment import well_formed
+from tests.support.builders import foreign_selector_deployment, webapp, webapps_yaml
+from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.harness import Harness
+from tests.support.markdown import well_formed
 
 MAIN = {
     "shop": ("nginx:1.27", 2),
@@ -199,9 +199,7 @@ def test_guard_refused_prunes_and_refused_dry_runs_are_blocked(harness: Harness)
     harness.declare(four, "main")
     assert harness.driftctl("apply").code == 0
     harness.repo.git("checkout", "--quiet", "-b", "feature")
-    lost = WEBAPP.format(name="lost", image="nginx:1.27", replicas=1).replace(
-        "metadata:\n", "metadata:\n  namespace: no-such-namespace\n"
-    )
+    lost = webapp("lost", replicas=1, namespace="no-such-namespace")
     harness.repo.write(
         {"apps/webapps.yaml": webapps_yaml({"a": ("nginx:1.27", 1)}), "apps/lost.yaml": lost}
     )

@@ -1,6 +1,6 @@
 """Answers that say something about the request itself are never sent again.
 
-400, 403, 404, 409 and 422 are injected by tests/faultproxy.py on one object's request;
+400, 403, 404, 409 and 422 are injected by tests/support/faultproxy.py on one object's request;
 the proxy's record proves it was tried exactly once. What the run does next depends on
 when the refusal comes (shell/apply.py):
 
@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from tests.faultproxy import Answer, Fault, FaultProxy, status_answer
-from tests.integration.harness import Harness
+from tests.support.faultproxy import Answer, Fault, FaultProxy, status_answer
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 FORBIDDEN = 403

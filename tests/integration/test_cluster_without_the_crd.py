@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
-from tests.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
+from tests.support.paths import ROOT
 
 
 @pytest.fixture

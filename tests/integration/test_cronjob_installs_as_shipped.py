@@ -22,9 +22,18 @@ import pytest
 
 from driftctl import __version__
 from driftctl.cli import cli
-from tests.conftest import ROOT
-from tests.integration.harness import Harness
-from tests.kustomize import CRONJOB, NAMESPACE, Obj, named, of_kind, relative, render, write_overlay
+from tests.support.harness import Harness
+from tests.support.kustomize import (
+    CRONJOB,
+    NAMESPACE,
+    Obj,
+    named,
+    of_kind,
+    relative,
+    render,
+    write_overlay,
+)
+from tests.support.paths import ROOT
 
 GIT_SECRET = "driftctl-git"
 READ_ONLY = {"get"}

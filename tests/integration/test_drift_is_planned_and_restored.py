@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1)}
 

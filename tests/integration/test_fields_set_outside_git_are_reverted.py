@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.harness import Harness
 
 ENV = "spec.template.spec.containers[name=app].env"
 

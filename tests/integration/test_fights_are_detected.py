@@ -4,8 +4,8 @@ bounded record of recent corrections (field, manager, count, last time)."""
 
 from __future__ import annotations
 
-from tests.integration.drift_cases import converged
-from tests.integration.harness import Harness
+from tests.support.drift_cases import converged
+from tests.support.harness import Harness
 
 IMAGE = "spec.template.spec.containers[name=app].image"
 

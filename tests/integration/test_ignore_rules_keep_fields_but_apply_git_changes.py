@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 from driftctl import conventions as c
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.builders import webapp
+from tests.support.harness import Harness
 
 KEPT_REPLICAS = (
     "    spec.replicas kept: ignored by --ignore Deployment:/spec/replicas (5 here, 2 in Git)"
@@ -80,7 +81,7 @@ def test_ignore_rules_are_read_from_their_environment_variable(
 
 def test_an_ignore_rule_in_the_webapps_annotation_in_git(harness: Harness) -> None:
     rule = "Deployment:/spec/template/spec/containers/0/env"
-    document = cases.webapp_document("shop", annotations={c.IGNORE_ANNOTATION: rule})
+    document = webapp("shop", annotations={c.IGNORE_ANNOTATION: rule})
     harness.declare_text(document)
     assert harness.driftctl("apply").code == 0
     harness.kubectl("set", "env", "deployment/shop", "MODE=debug", "-n", harness.namespace)
@@ -102,7 +103,7 @@ def test_an_ignore_rule_in_the_webapps_annotation_in_git(harness: Harness) -> No
 def test_a_bad_rule_in_the_annotation_is_refused_with_its_file_and_line(
     harness: Harness,
 ) -> None:
-    document = cases.webapp_document("shop", annotations={c.IGNORE_ANNOTATION: "Pod:/spec"})
+    document = webapp("shop", annotations={c.IGNORE_ANNOTATION: "Pod:/spec"})
     harness.declare_text(document)
 
     planned = harness.driftctl("plan")

@@ -7,38 +7,8 @@ Deployment is deleted and created again with the selector driftctl builds.
 from __future__ import annotations
 
 from driftctl import conventions as c
-from tests.integration.harness import Harness
-
-
-def foreign_selector_deployment(harness: Harness, owner_uid: str) -> dict[str, object]:
-    """A Deployment with this instance's labels but a selector driftctl would not build."""
-    labels = {"app": "shop-legacy"}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {
-            "name": "shop",
-            "namespace": harness.namespace,
-            "labels": {c.INSTANCE_LABEL: harness.instance, c.MANAGED_BY_LABEL: c.MANAGED_BY_VALUE},
-            "ownerReferences": [
-                {
-                    "apiVersion": c.API_VERSION,
-                    "kind": c.KIND,
-                    "name": "shop",
-                    "uid": owner_uid,
-                    "controller": True,
-                }
-            ],
-        },
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
-            },
-        },
-    }
+from tests.support.builders import foreign_selector_deployment
+from tests.support.harness import Harness
 
 
 def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
-from tests.faultproxy import Fault, FaultProxy, status_answer
-from tests.gitrepos import Repo, http_git_server
-from tests.integration.harness import Harness, webapps_yaml
+from tests.support.builders import webapps_yaml
+from tests.support.faultproxy import Fault, FaultProxy, status_answer
+from tests.support.gitrepos import Repo, http_git_server
+from tests.support.harness import Harness
+from tests.support.paths import ROOT
 
 WEBAPPS = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"
 EVERY_LINE = {"time", "level", "message", "event", "instance", "shard", "shard_count", "revision"}

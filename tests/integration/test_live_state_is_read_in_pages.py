@@ -5,7 +5,7 @@ from __future__ import annotations
 from driftctl import conventions as c
 from driftctl.shell.kube import Deadline, Kube, connect
 from driftctl.shell.live_state import read_live
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 
 def test_small_pages_still_give_every_object_once(harness: Harness) -> None:

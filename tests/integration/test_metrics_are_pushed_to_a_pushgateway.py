@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from tests.gitrepos import free_port
-from tests.integration.harness import Harness
-from tests.pushgateway import Pushgateway
+from tests.support.gitrepos import free_port
+from tests.support.harness import Harness
+from tests.support.pushgateway import Pushgateway
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 

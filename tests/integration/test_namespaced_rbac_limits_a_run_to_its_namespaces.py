@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 OUTCOME_OF = {"create": "created", "update": "configured", "prune": "deleted"}

@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
-from tests.faultproxy import Fault, FaultProxy, status_answer
-from tests.gitrepos import Repo, http_git_server, webapp
-from tests.integration.harness import LOCK_NAMESPACE, Harness
-from tests.pushgateway import Pushgateway
+from tests.support.builders import webapp
+from tests.support.faultproxy import Fault, FaultProxy, status_answer
+from tests.support.gitrepos import Repo, http_git_server
+from tests.support.harness import LOCK_NAMESPACE, Harness
+from tests.support.paths import ROOT
+from tests.support.pushgateway import Pushgateway
 
 URL_TOKEN = "canary-url-5b1e0c"
 ENV_TOKEN = "canary-env-a93d71"

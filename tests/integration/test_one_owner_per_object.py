@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from driftctl import conventions as c
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.harness import Harness
 
 
 def test_a_webapp_of_another_instance_is_a_conflict_and_never_taken_over(

@@ -11,8 +11,8 @@ import jsonpatch
 import pytest
 
 from driftctl.core.planning.normalize import normalize
-from tests.integration.drift_cases import CASES, Case
-from tests.integration.harness import Harness
+from tests.support.drift_cases import CASES, Case
+from tests.support.harness import Harness
 
 OUTCOME = {
     "create": "created",

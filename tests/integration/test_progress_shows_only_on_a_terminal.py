@@ -10,8 +10,8 @@ import os
 import subprocess
 import threading
 
-from tests.conftest import ROOT
-from tests.integration.harness import Harness, _env
+from tests.support.harness import Harness, driftctl_env
+from tests.support.paths import ROOT
 
 N = 30
 ERASE_LINE = "\r\x1b[K"
@@ -25,7 +25,7 @@ def on_a_terminal(harness: Harness, *args: str) -> tuple[int, str, str]:
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=slave,
-        env=_env(),
+        env=driftctl_env(),
         text=True,
     )
     os.close(slave)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from driftctl import conventions as c
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1), "api": ("nginx:1.27", 1)}
 

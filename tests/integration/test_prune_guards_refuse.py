@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from driftctl import conventions as c
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 FOUR = dict.fromkeys(("a", "b", "c", "d"), ("nginx:1.27", 1))
 

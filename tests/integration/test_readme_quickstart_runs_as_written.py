@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
-from tests.gitrepos import git_env
+from tests.support.gitrepos import git_env
+from tests.support.paths import ROOT
 
 README = ROOT / "README.md"
 START, END = "--8<-- [start:quickstart]", "--8<-- [end:quickstart]"

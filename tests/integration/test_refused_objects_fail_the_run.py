@@ -6,14 +6,12 @@ it refuses with the same message plan's dry-run got, so plan and apply agree.
 
 from __future__ import annotations
 
-from tests.gitrepos import WEBAPP
-from tests.integration.harness import Harness, webapps_yaml
+from tests.support.builders import webapp, webapps_yaml
+from tests.support.harness import Harness
 
 
 def test_a_webapp_in_a_missing_namespace_fails_and_the_others_apply(harness: Harness) -> None:
-    elsewhere = WEBAPP.format(name="lost", image="nginx:1.27", replicas=1).replace(
-        "metadata:\n", "metadata:\n  namespace: no-such-namespace\n"
-    )
+    elsewhere = webapp("lost", replicas=1, namespace="no-such-namespace")
     harness.repo.write(
         {
             "apps/webapps.yaml": webapps_yaml({"shop": ("nginx:1.27", 1)}),

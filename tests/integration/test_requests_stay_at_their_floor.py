@@ -24,14 +24,8 @@ from collections import Counter
 from typing import Any
 
 from tests.controlplane import launcher
-from tests.integration.harness import (
-    LOCK_NAMESPACE,
-    Harness,
-    Requests,
-    delta,
-    quiet,
-    request_counts,
-)
+from tests.support.control_plane import Requests, delta, quiet, request_counts
+from tests.support.harness import LOCK_NAMESPACE, Harness
 
 N = 50
 MAX_EVENTS = 10

@@ -6,8 +6,8 @@ import datetime
 import json
 
 from driftctl import conventions as c
-from tests.gitrepos import webapp
-from tests.integration.harness import LOCK_NAMESPACE, Harness, eventually
+from tests.support.builders import webapp
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 
 def hold_lock(harness: Harness, holder: str, renewed_seconds_ago: int, duration: int) -> None:

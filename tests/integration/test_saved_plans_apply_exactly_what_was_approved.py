@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from driftctl.core.planning.verbs import SUCCESS, Verb
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 MAIN = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
 NEXT = {"shop": ("nginx:1.28", 3), "blog": ("nginx:1.27", 1), "cart": ("nginx:1.27", 1)}

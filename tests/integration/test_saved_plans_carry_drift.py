@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.integration import drift_cases as cases
-from tests.integration.harness import Harness
+from tests.support import drift_cases as cases
+from tests.support.harness import Harness
 
 
 def test_a_saved_plan_removes_fields_set_outside_git_and_keeps_ignored_ones(

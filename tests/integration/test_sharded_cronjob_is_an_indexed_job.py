@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import Harness
-from tests.kustomize import CRONJOB, named, relative, render, write_overlay
+from tests.support.harness import Harness
+from tests.support.kustomize import CRONJOB, named, relative, render, write_overlay
 
 APPS = {f"app-{number}": ("nginx:1.27", 1) for number in range(6)}
 

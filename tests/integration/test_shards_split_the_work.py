@@ -15,8 +15,9 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.planning.shards import shard_of
 from tests.controlplane import launcher
-from tests.integration.harness import LOCK_NAMESPACE, Harness, delta, quiet, request_counts
-from tests.pushgateway import Pushgateway
+from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.harness import LOCK_NAMESPACE, Harness
+from tests.support.pushgateway import Pushgateway
 
 # Twelve WebApps; with three shards each shard gets some (checked below), and going to
 # two or four shards moves some of them.

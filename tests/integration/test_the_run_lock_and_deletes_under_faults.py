@@ -1,6 +1,6 @@
 """The run lock when its holder dies or two runs start at once; deletes the server refuses.
 
-Faults are real bytes through tests/faultproxy.py: a request held until the test lets it
+Faults are real bytes through tests/support/faultproxy.py: a request held until the test lets it
 go, or answered by the proxy as the API server would. The lock's holder is killed with
 SIGKILL, so it never releases its Lease.
 """
@@ -13,9 +13,9 @@ import socket
 from pathlib import Path
 
 from driftctl import conventions as c
-from tests.faultproxy import Fault, FaultProxy, Hold, status_answer
-from tests.gitrepos import webapp
-from tests.integration.harness import LOCK_NAMESPACE, Harness, eventually
+from tests.support.builders import webapp
+from tests.support.faultproxy import Fault, FaultProxy, Hold, status_answer
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 APPS = {"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1), "api": ("nginx:1.27", 1)}
 

@@ -1,6 +1,6 @@
 """Transient failures between driftctl and the API server are retried, on real bytes.
 
-driftctl runs as the CronJob's ServiceAccount through tests/faultproxy.py, which answers
+driftctl runs as the CronJob's ServiceAccount through tests/support/faultproxy.py, which answers
 429/5xx itself or resets the connection for chosen requests and forwards everything else
 to the real API server. The proxy's record proves how many times each request was tried.
 Retries stop at the run's --timeout with a clear error, and an unreachable server is
@@ -18,7 +18,7 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.faultproxy import (
+from tests.support.faultproxy import (
     Action,
     Answer,
     Delay,
@@ -28,7 +28,7 @@ from tests.faultproxy import (
     kubeconfig_for,
     status_answer,
 )
-from tests.integration.harness import Harness
+from tests.support.harness import Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 WEBAPPS = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"  # the cluster-wide LIST driftctl pages

@@ -23,11 +23,12 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from tests.conftest import ROOT
 from tests.controlplane import launcher
-from tests.gitrepos import Repo, webapp
-from tests.integration.harness import eventually
-from tests.kustomize import CRONJOB, NAMESPACE
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
+from tests.support.harness import eventually
+from tests.support.kustomize import CRONJOB, NAMESPACE
+from tests.support.paths import ROOT
 
 CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
 APPS = ("shop", "blog")

@@ -19,19 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
-from tests.integration.conftest import _renamed, _service_account
-from tests.integration.harness import (
-    LOCK_NAMESPACE,
-    Harness,
+from tests.support.control_plane import (
+    account_kubeconfig,
     delta,
-    eventually,
+    for_account,
     quiet,
     request_counts,
 )
-from tests.integration.watching import Watching, replicas, settled, start
-from tests.kustomize import account
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.watching import Watching, replicas, settled, start
 
 WATCH_ACCOUNT = "driftctl-watch"
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
@@ -46,8 +45,8 @@ def watch_kubeconfig(
 ) -> Path:
     """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
     documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [_renamed(d, WATCH_ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return _service_account(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
+    renamed = [for_account(d, WATCH_ACCOUNT) for d in documents if d["kind"] != "Namespace"]
+    return account_kubeconfig(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

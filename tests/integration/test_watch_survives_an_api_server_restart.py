@@ -26,14 +26,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.controlplane import launcher
 from tests.controlplane.processes import alive, command_line
-from tests.gitrepos import Repo
-from tests.integration.conftest import _renamed, _service_account
-from tests.integration.harness import Harness, eventually, own_control_plane
-from tests.integration.watching import Watching, replicas, settled, start
-from tests.kustomize import account
+from tests.support.control_plane import account_kubeconfig, for_account, own_control_plane
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness, eventually
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.watching import Watching, replicas, settled, start
 
 ACCOUNT = "driftctl-watch"
 APISERVER = "kube-apiserver"
@@ -57,10 +57,10 @@ def watch_kubeconfig(
 ) -> Path:
     """A ServiceAccount with operator/'s RBAC, on this module's control plane."""
     documents = [
-        d if d["kind"] == "Namespace" else _renamed(d, ACCOUNT)
+        d if d["kind"] == "Namespace" else for_account(d, ACCOUNT)
         for d in account(plane.bin_dir / "kubectl", ROOT / "operator")
     ]
-    return _service_account(plane, admin, documents, ACCOUNT, tmp_path_factory)
+    return account_kubeconfig(plane, admin, documents, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

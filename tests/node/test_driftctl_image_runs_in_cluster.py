@@ -14,11 +14,12 @@ from typing import Any
 
 from image.build import USER_ID, driftctl_image, version
 from image.oci import read_image
-from tests.conftest import ROOT
-from tests.gitrepos import Repo, webapp
-from tests.kustomize import account
-from tests.node.cluster import Cluster, wait_for
-from tests.node.conftest import require_root
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
+from tests.support.kustomize import account
+from tests.support.node import Cluster, wait_for
+from tests.support.node_fixtures import require_root
+from tests.support.paths import ROOT
 
 NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
 NAMESPACE = "driftctl-system"  # cronjob/'s

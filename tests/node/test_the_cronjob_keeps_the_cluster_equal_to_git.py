@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.gitrepos import Repo, http_git_server
-from tests.kustomize import NAMESPACE, Obj, named, render, write_overlay
-from tests.node.cluster import Cluster, wait_for
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo, http_git_server
+from tests.support.kustomize import NAMESPACE, Obj, named, render, write_overlay
+from tests.support.node import Cluster, wait_for
+from tests.support.paths import ROOT
 
 NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
 TOKEN = "tok-node-3b9f1c7d2e"
@@ -37,21 +38,18 @@ FIRST_RUN_SECONDS = 150.0  # the schedule's next minute, then the Pod's run
 ACCOUNT = f"system:serviceaccount:{NAMESPACE}:driftctl"
 
 
-def webapp(name: str, replicas: int) -> str:
-    return (
-        f"apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  name: {name}\n"
-        f"  namespace: {APPS_NAMESPACE}\nspec:\n  image: localhost/hello:1\n"
-        f"  replicas: {replicas}\n"
-    )
-
-
 @pytest.fixture
 def git_server(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
     """The WebApps in a repository served on loopback, for the token only; its URL and the
     Authorization headers it saw."""
     served = tmp_path / "served"
     repo = Repo(served / "webapps.git")
-    repo.write({f"apps/{name}.yaml": webapp(name, count) for name, count in APPS.items()})
+    repo.write(
+        {
+            f"apps/{name}.yaml": webapp(name, "localhost/hello:1", count, namespace=APPS_NAMESPACE)
+            for name, count in APPS.items()
+        }
+    )
     repo.commit("two webapps")
     with http_git_server(served, USERNAME, TOKEN) as (base, seen):
         yield f"{base}/webapps.git", seen

@@ -2,7 +2,7 @@
 # Installs OpenSSH's server (Debian's openssh-server) for the SSH tests of the Git source,
 # unless it is installed already. Prints the binary's path. The tests start their own sshd
 # on a free loopback port with a configuration and host key of their own
-# (tests/gitrepos.py, ssh_git_server); nothing here starts a service.
+# (tests/support/gitrepos.py, ssh_git_server); nothing here starts a service.
 set -euo pipefail
 
 binary=/usr/sbin/sshd

@@ -12,8 +12,9 @@ import pytest
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.model import Origin, WebApp, WebAppSpec
 from driftctl.errors import Problem
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo
 
 SPEC = WebAppSpec(image="nginx:1.27", replicas=1)
 SHOP = WebApp("shop", "shop", SPEC, origin=Origin("apps/shop.yaml", 1))

@@ -1,7 +1,7 @@
 """The pre-merge check's report: categories against the plan at base, masking, the Markdown
 budget, and a golden file of the Markdown for one fixed pull request.
 
-The plans are made by the pure core against tests/unit/ssa_model.py (a model of
+The plans are made by the pure core against tests/support/ssa_model.py (a model of
 server-side apply); tests/integration/test_check_separates_the_change_from_drift.py runs
 the same on the real control plane. Set DRIFTCTL_UPDATE_GOLDEN=1 to rewrite the golden
 file after an intended change, and read its diff.
@@ -10,7 +10,6 @@ file after an intended change, and read its diff.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -27,18 +26,21 @@ from driftctl.core.planning.check import (
 )
 from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.redaction import MASK, masked
 from driftctl.core.source.desired_state import Revision
-from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.core.source.model import WebApp
 from driftctl.errors import ExitCode, UsageError
 from driftctl.render.check import check_markdown
 from driftctl.settings import Check
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, webapp
-from tests.unit.ssa_model import Cluster
+from tests.support.builders import app, webapp
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo
+from tests.support.markdown import well_formed
+from tests.support.model_runs import earlier_run
+from tests.support.ssa_model import Cluster
 
 GOLDEN = Path(__file__).parent / "golden" / "check-pull-request.md"
 SOURCE = "https://git.example.org/team/apps.git#apps"
@@ -48,34 +50,24 @@ BASE_SHA, HEAD_SHA = (
 )
 
 
-def app(
-    name: str,
-    image: str = "nginx:1.27",
-    replicas: int = 1,
-    annotations: dict[str, str] | None = None,
-) -> WebApp:
-    return WebApp(name, "demo", WebAppSpec(image, replicas), annotations=annotations or {})
-
-
-BASE = [app("shop", replicas=2), app("blog"), app("docs")]
+BASE = [
+    app("shop", replicas=2, namespace="demo"),
+    app("blog", namespace="demo"),
+    app("docs", namespace="demo"),
+]
 HEAD = [
-    app("shop", "nginx:1.28", 3),
-    app("blog"),
-    app("cart", annotations={"example.com/api-token": "s3cr3t", "example.com/team": "payments"}),
+    app("shop", "nginx:1.28", 3, namespace="demo"),
+    app("blog", namespace="demo"),
+    app(
+        "cart",
+        annotations={"example.com/api-token": "s3cr3t", "example.com/team": "payments"},
+        namespace="demo",
+    ),
 ]
 
 
 def revision(sha: str) -> Revision:
     return Revision(sha, False, SOURCE, sha, 1)
-
-
-def applied(desired: list[WebApp], stamp: Stamp) -> Cluster:
-    cluster = Cluster()
-    for each in desired:
-        owner = cluster.apply(webapp_manifest(each, stamp), c.FIELD_MANAGER)
-        manifest = build_deployment(each, stamp.instance, owner["metadata"]["uid"])
-        cluster.apply(manifest, c.FIELD_MANAGER)
-    return cluster
 
 
 def checked(base: list[WebApp], head: list[WebApp], cluster: Cluster) -> ClusterCheck:
@@ -93,7 +85,7 @@ def checked(base: list[WebApp], head: list[WebApp], cluster: Cluster) -> Cluster
 def pull_request(fail_on: frozenset[str] = frozenset({"invalid"})) -> CheckReport:
     """main applied; a person scaled blog's Deployment; the pull request changes shop,
     removes docs and adds cart (with a token in an annotation)."""
-    cluster = applied(BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     cluster.update(
         ObjectKey("Deployment", "demo", "blog"), "kubectl-scale", ("f:spec", "f:replicas"), 4
     )
@@ -135,10 +127,14 @@ def test_each_object_gets_its_category_against_the_plan_at_base() -> None:
 
 
 def test_a_field_both_sides_change_alike_is_drift_inside_a_change() -> None:
-    cluster = applied(BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     shop = ObjectKey("Deployment", "demo", "shop")
     cluster.update(shop, "kubectl-scale", ("f:spec", "f:replicas"), 9)
-    head = [app("shop", "nginx:1.28", 2), app("blog"), app("docs")]
+    head = [
+        app("shop", "nginx:1.28", 2, namespace="demo"),
+        app("blog", namespace="demo"),
+        app("docs", namespace="demo"),
+    ]
 
     result = checked(BASE, head, cluster)
 
@@ -149,7 +145,7 @@ def test_a_field_both_sides_change_alike_is_drift_inside_a_change() -> None:
 
 
 def test_the_base_reuses_the_heads_dry_run_when_it_would_ask_the_same() -> None:
-    cluster = applied(BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     cluster.update(
         ObjectKey("Deployment", "demo", "blog"), "kubectl-scale", ("f:spec", "f:replicas"), 4
     )
@@ -194,26 +190,13 @@ def test_the_masked_token_never_reaches_the_markdown() -> None:
     assert '+ metadata.annotations.example.com/team: "payments"' in markdown
 
 
-def well_formed(markdown: str) -> bool:
-    """Every code fence closed, every <details> closed, in order."""
-    depth, fence = 0, ""
-    for line in markdown.splitlines():
-        if fence:
-            fence = "" if line == fence else fence
-            continue
-        if re.fullmatch(r"`{3,}\w*", line):
-            fence = line.rstrip("abcdefghijklmnopqrstuvwxyz")
-        depth += line == "<details>"
-        depth -= line == "</details>"
-        if depth < 0:
-            return False
-    return depth == 0 and not fence
-
-
 def big_pull_request() -> CheckReport:
-    base = [app(f"app-{i:03d}") for i in range(120)] + [app("old-1"), app("old-2")]
-    head = [app(f"app-{i:03d}", "nginx:1.28") for i in range(120)]
-    cluster = applied(base, Stamp("default", BASE_SHA, SOURCE))
+    base = [app(f"app-{i:03d}", namespace="demo") for i in range(120)] + [
+        app("old-1", namespace="demo"),
+        app("old-2", namespace="demo"),
+    ]
+    head = [app(f"app-{i:03d}", "nginx:1.28", namespace="demo") for i in range(120)]
+    cluster = earlier_run(Cluster(), base, Stamp("default", BASE_SHA, SOURCE))
     diff = diff_commits(base, head)
     return CheckReport(
         Side("main", revision(BASE_SHA)),
@@ -250,7 +233,7 @@ def test_a_report_over_budget_keeps_its_summary_and_prunes_and_stays_well_formed
 
 
 def test_nothing_to_report_is_one_line() -> None:
-    cluster = applied(BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     diff = diff_commits(BASE, BASE)
     report = CheckReport(
         Side("main", revision(BASE_SHA)),

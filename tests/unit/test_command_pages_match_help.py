@@ -23,7 +23,7 @@ from mkdocs.exceptions import PluginError
 from docsgen import hooks
 from docsgen.commands import HELP_WIDTH
 from driftctl.cli import cli
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 COMMANDS = sorted(cli.commands)
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.source.model import Origin, WebApp, WebAppSpec
-
-
-def app(name: str, image: str = "a", replicas: int = 1, **labels: str) -> WebApp:
-    return WebApp(name, "ns", WebAppSpec(image, replicas), labels=labels)
+from tests.support.builders import app
 
 
 def test_equal_sets_are_equal_even_when_files_moved() -> None:

@@ -8,7 +8,7 @@ import pytest
 from docsgen import reference
 from driftctl import conventions as c
 from driftctl.errors import ExitCode
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def rows(table: str) -> list[list[str]]:

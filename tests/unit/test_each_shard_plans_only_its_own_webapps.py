@@ -1,7 +1,7 @@
 """Each shard plans, applies and prunes only its own WebApps; together they do what one
 unsharded run does, and a change of the shard count moves WebApps without a write.
 
-The cluster is tests/unit/ssa_model.py (a model of server-side apply, for properties of
+The cluster is tests/support/ssa_model.py (a model of server-side apply, for properties of
 the pure core); tests/integration/test_shards_split_the_work.py checks the same on the
 real control plane.
 """
@@ -14,74 +14,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Plan, Prune, WriteStatus, is_changing
+from driftctl.core.planning.actions import Plan, Prune, is_changing
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.manifests import build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.shards import owns
 from driftctl.core.planning.verbs import Verb
-from driftctl.core.source.model import WebApp, WebAppSpec
-from driftctl.settings import MaxPrune, Policy, Shard
-from tests.unit.ssa_model import Cluster
-from tests.unit.test_applying_a_plan_converges import carry_out, drift
-
-# With three shards: shop, blog, docs -> 0; wiki, cart, api, mail -> 1; chat -> 2.
-# With four: blog, api and mail move to shard 3; the others stay.
-NAMES = ("shop", "blog", "wiki", "cart", "docs", "api", "mail", "chat")
-SOURCE = "https://git.example.org/team/apps.git#apps"
-STAMP = Stamp("default", "1" * 40, SOURCE)
-POLICY = Policy(max_prune=MaxPrune(100, percent=True))
-
-apps = st.builds(
-    lambda name, image, replicas: WebApp(name, "web", WebAppSpec(image, replicas)),
-    st.sampled_from(NAMES),
-    st.sampled_from(("nginx:1.27", "ghost:5")),
-    st.integers(0, 3),
+from driftctl.core.source.model import WebApp
+from driftctl.settings import Policy, Shard
+from tests.support.builders import app
+from tests.support.model_runs import drift
+from tests.support.shard_runs import (
+    NAMES,
+    POLICY,
+    STAMP,
+    app_sets,
+    converged,
+    drifts,
+    plan,
+    run,
 )
-app_sets = st.lists(apps, min_size=1, max_size=8, unique_by=lambda app: app.name)
-drifts = st.lists(
-    st.tuples(
-        st.sampled_from(("scale", "edit-image", "delete-deployment", "delete-webapp")),
-        st.sampled_from(NAMES),
-        st.integers(0, 9),
-    ),
-    max_size=3,
-)
-
-
-def app(name: str, replicas: int = 1) -> WebApp:
-    return WebApp(name, "web", WebAppSpec("nginx:1.27", replicas))
-
-
-def plan(
-    cluster: Cluster, desired: list[WebApp], shard: Shard, policy: Policy = POLICY
-) -> tuple[Plan, int]:
-    """One shard's plan against the cluster, and how many dry-runs it needed."""
-    live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
-    prep = prepare(desired, live, STAMP, policy, shard=shard)
-    results = {
-        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
-        for candidate in prep.candidates
-    }
-    return finish(prep, results), len(prep.candidates)
-
-
-def run(cluster: Cluster, desired: list[WebApp], shard: Shard) -> set[ObjectKey]:
-    """Plan and carry out one shard; the objects it wrote."""
-    made, _ = plan(cluster, desired, shard)
-    for stage in made.stages:
-        for chain in stage:
-            for step in chain:
-                if not isinstance(step, WriteStatus):
-                    carry_out(cluster, step)
-    return {action.key for action in made.actions if is_changing(action)}
-
-
-def converged(desired: list[WebApp]) -> Cluster:
-    cluster = Cluster()
-    run(cluster, desired, Shard())
-    return cluster
+from tests.support.ssa_model import Cluster
 
 
 def changes(made: Plan) -> list[tuple[str, Verb]]:
@@ -147,7 +101,7 @@ def test_a_shard_never_plans_another_shards_webapps() -> None:
     cluster = converged([app(name) for name in NAMES])
     shard = Shard(2, 3)  # chat alone
 
-    made, _ = plan(cluster, [app(name, 2) for name in NAMES], shard)
+    made, _ = plan(cluster, [app(name, replicas=2) for name in NAMES], shard)
 
     assert {action.key.name for action in made.actions} == {"chat"}
     assert made.declared == (ObjectKey(c.KIND, "web", "chat"),)

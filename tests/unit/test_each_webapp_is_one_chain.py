@@ -14,18 +14,17 @@ from driftctl.core.planning.actions import (
     WriteStatus,
 )
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import after_refusal, finish, prepare
-from tests.unit.test_plan_decides_each_object import (
-    BLOG,
-    DEPLOYMENT,
-    SHOP,
-    STAMP,
-    WEBAPP,
-    live_deployment,
-    live_webapp,
-)
+from driftctl.core.source.model import WebApp, WebAppSpec
+from tests.support.builders import live_deployment, live_webapp
 
+STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
+SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
+BLOG = WebApp("blog", "web", WebAppSpec("ghost:5", 1))
+WEBAPP = ObjectKey(c.KIND, "web", "shop")
+DEPLOYMENT = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
 BLOG_APP = ObjectKey(c.KIND, "web", "blog")
 BLOG_DEPLOYMENT = ObjectKey(c.DEPLOYMENT_KIND, "web", "blog")
 

@@ -13,7 +13,7 @@ from driftctl.core.planning import foreign
 from driftctl.core.planning.manifests import build_deployment
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Drift
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 APP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 OWNER = "4b6f2c1e-8a3d-4f5e-9c70-1d2e3f4a5b6c"

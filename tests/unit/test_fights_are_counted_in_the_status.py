@@ -11,7 +11,7 @@ from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.status import StatusFacts, status_update
 from driftctl.core.source.model import MAX_CORRECTIONS
-from tests.unit.test_status_reports_the_deployment import deployment, webapp
+from tests.support.builders import status_deployment, status_webapp
 
 NOW = datetime.datetime(2026, 11, 21, 12, 30, 0, tzinfo=datetime.UTC)
 IMAGE = "spec.template.spec.containers[name=app].image"
@@ -32,7 +32,9 @@ def entry(field: str, manager: str, count: int, when: str) -> dict[str, Any]:
 
 
 def test_a_change_by_the_manager_corrected_before_counts_its_runs() -> None:
-    record = fights.record_of(webapp(status={"corrections": [entry(IMAGE, "kubectl-set", 2, "t")]}))
+    record = fights.record_of(
+        status_webapp(status={"corrections": [entry(IMAGE, "kubectl-set", 2, "t")]})
+    )
 
     same, other = fights.counted(
         [change("kubectl-set"), change("kubectl-edit", "spec.replicas")], "Deployment", record
@@ -52,7 +54,7 @@ def test_the_record_grows_restarts_for_another_manager_and_stays_bounded() -> No
         entry(f"f{i}", "kubectl", 1, f"2026-11-20T10:00:{i:02d}Z") for i in range(MAX_CORRECTIONS)
     ]
     record = fights.record_of(
-        webapp(
+        status_webapp(
             status={"corrections": [*old, entry(IMAGE, "kubectl-set", 2, "2026-11-20T09:00:00Z")]}
         )
     )
@@ -73,12 +75,15 @@ def test_corrections_and_kept_fields_are_written_once_then_nothing() -> None:
         ignored=(("Deployment", "spec.replicas", "scaled by HorizontalPodAutoscaler/web/shop"),),
         corrected=(("Deployment", change("kubectl-set")),),
     )
-    scaled = deployment(5)
+    scaled = status_deployment(5)
     scaled["spec"] = {"replicas": 5}
 
-    first = status_update(webapp(replicas=3), scaled, NOW, facts)
+    first = status_update(status_webapp(replicas=3), scaled, NOW, facts)
     again = status_update(
-        webapp(replicas=3, status=first.status), scaled, NOW, StatusFacts(ignored=facts.ignored)
+        status_webapp(replicas=3, status=first.status),
+        scaled,
+        NOW,
+        StatusFacts(ignored=facts.ignored),
     )
 
     assert first.changed
@@ -96,9 +101,9 @@ def test_corrections_and_kept_fields_are_written_once_then_nothing() -> None:
 
 def test_a_kept_field_no_longer_kept_is_removed_from_the_status() -> None:
     kept = StatusFacts(ignored=(("Deployment", "spec.replicas", "why"),))
-    written = status_update(webapp(), deployment(3), NOW, kept).status
+    written = status_update(status_webapp(), status_deployment(3), NOW, kept).status
 
-    update = status_update(webapp(status=written), deployment(3), NOW)
+    update = status_update(status_webapp(status=written), status_deployment(3), NOW)
 
     assert update.changed
     assert "ignoredFields" not in update.status
@@ -107,7 +112,7 @@ def test_a_kept_field_no_longer_kept_is_removed_from_the_status() -> None:
 def test_a_conflicting_deployment_stalls_the_webapp() -> None:
     why = "Deployment/web/shop is not controlled by WebApp/web/shop"
 
-    status = status_update(webapp(), None, NOW, StatusFacts(conflict=why)).status
+    status = status_update(status_webapp(), None, NOW, StatusFacts(conflict=why)).status
 
     assert status["ready"] is False
     assert [(k["type"], k["reason"], k["message"]) for k in status["conditions"]] == [

@@ -10,7 +10,7 @@ import pytest
 
 from driftctl.errors import UsageError
 from driftctl.settings import Cluster, Lock, MaxPrune, Policy, Source, namespace_list
-from tests.clirun import run_driftctl
+from tests.support.clirun import run_driftctl
 
 # Neither exists: reading either would fail with exit 4, so exit 2 proves nothing was read.
 NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconfig"]

@@ -9,7 +9,7 @@ never deleted; a Deployment it does not control is still left alone.
 
 The live state is split as the shell lists it: this instance's objects by its label
 selector, the others found beside them (LiveState.with_found). The cluster is
-tests/unit/ssa_model.py.
+tests/support/ssa_model.py.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_man
 from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
-from tests.unit.ssa_model import Cluster
-from tests.unit.test_applying_a_plan_converges import (
+from tests.support.model_runs import (
     NAMES,
     POLICY,
     SOURCE,
@@ -45,6 +44,7 @@ from tests.unit.test_applying_a_plan_converges import (
     drifts,
     earlier_run,
 )
+from tests.support.ssa_model import Cluster
 
 OURS = "default"
 # Whose an object is: another driftctl instance's, or a person's (no labels at all), whose

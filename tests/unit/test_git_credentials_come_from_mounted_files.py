@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from driftctl.shell.git_auth import secrets_of
-from tests.clirun import Ran, run_driftctl
-from tests.gitrepos import Repo, SshServer, http_git_server, ssh_git_server, webapp
+from tests.support.builders import webapp
+from tests.support.clirun import Ran, run_driftctl
+from tests.support.gitrepos import Repo, SshServer, http_git_server, ssh_git_server
 
 TOKEN = "tok-5c1d8e2f7a"
 USERNAME = "x-access-token"

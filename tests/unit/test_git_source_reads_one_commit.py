@@ -13,7 +13,8 @@ from driftctl.core.source.tree import Snapshot, TreeEntryKind
 from driftctl.errors import SourceError, UsageError
 from driftctl.settings import Source
 from driftctl.shell.git_source import read_snapshot
-from tests.gitrepos import Repo, git_env, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo, git_env
 
 
 def read(repo: Path | str, ref: str | None = None, path: str = "") -> Snapshot:

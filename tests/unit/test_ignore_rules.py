@@ -15,7 +15,8 @@ from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
 from driftctl.settings import DEFAULT_OVERRIDE_MANAGERS, Drift
-from tests.unit.goldens import load_object
+from tests.support.builders import captured_deployment
+from tests.support.goldens import load_object
 
 APP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 OWNER = "4b6f2c1e-8a3d-4f5e-9c70-1d2e3f4a5b6c"
@@ -75,15 +76,9 @@ def test_flags_become_drift_settings_or_a_usage_error() -> None:
         Drift.of(ignore_managers=[""])
 
 
-def live_deployment(**change: Any) -> dict[str, Any]:
-    obj = load_object({"$ref": "deployment-shop.json"})
-    obj["spec"].update(change)
-    return obj
-
-
 def scaled_by(manager: str, replicas: int) -> dict[str, Any]:
     """The Deployment after `manager` set its replicas: driftctl no longer owns them."""
-    obj = live_deployment(replicas=replicas)
+    obj = captured_deployment(replicas=replicas)
     del obj["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"]
     obj["metadata"]["managedFields"].append(
         {
@@ -149,7 +144,7 @@ def test_an_ignored_field_another_manager_set_is_left_out_of_the_apply() -> None
 
 def test_an_ignored_field_driftctl_still_owns_is_sent_as_it_is() -> None:
     manifest = build_deployment(APP, "default", OWNER)
-    live = live_deployment(replicas=3)
+    live = captured_deployment(replicas=3)
 
     followed = ignoring.follow(manifest, live, ((REPLICAS, "why"),), manifest, "driftctl")
 

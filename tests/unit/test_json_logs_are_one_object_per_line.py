@@ -17,7 +17,7 @@ from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.errors import InvalidDesiredState, LockHeld, Problem
 from driftctl.render import log
 from driftctl.shell.git_auth import secrets_of
-from tests.clirun import run_driftctl
+from tests.support.clirun import run_driftctl
 
 SHOP = ObjectKey(c.KIND, "web", "shop")
 MOMENT = datetime.datetime(2026, 11, 30, 10, 30, 0, 123456, tzinfo=datetime.UTC)

@@ -13,7 +13,8 @@ from driftctl.core.source.tree import MAX_FILE_BYTES
 from driftctl.errors import Problem
 from driftctl.settings import Source
 from driftctl.shell.git_source import read_snapshot
-from tests.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo
 
 
 def problems_at_commit(tmp_path: Path, name: str, content: bytes) -> list[str]:

@@ -16,25 +16,13 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
-from tests.unit.goldens import load_object
+from tests.support.builders import captured_deployment, captured_webapp
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "repo#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 WEBAPP = ObjectKey(c.KIND, "web", "shop")
 DEPLOYMENT = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
-
-
-def webapp(**labels: str) -> dict[str, Any]:
-    obj = load_object({"$ref": "webapp-shop.json"})
-    obj["metadata"]["labels"] = labels
-    return obj
-
-
-def deployment(controller: dict[str, Any] | None = None, **labels: str) -> dict[str, Any]:
-    obj = load_object({"$ref": "deployment-shop.json"})
-    obj["metadata"]["ownerReferences"] = [controller] if controller else []
-    obj["metadata"]["labels"] = labels
-    return obj
 
 
 def actions(state: LiveState, policy: Policy | None = None) -> dict[ObjectKey, Any]:
@@ -45,7 +33,9 @@ def actions(state: LiveState, policy: Policy | None = None) -> dict[ObjectKey, A
 
 
 def test_a_webapp_of_another_instance_is_a_conflict_and_its_deployment_left_alone() -> None:
-    state = LiveState.of([], []).with_found([webapp(**{c.INSTANCE_LABEL: "blue"})], [], [])
+    state = LiveState.of([], []).with_found(
+        [captured_webapp(labels={c.INSTANCE_LABEL: "blue"})], [], []
+    )
 
     got = actions(state)
 
@@ -62,7 +52,7 @@ def test_a_webapp_of_another_instance_is_a_conflict_and_its_deployment_left_alon
 
 
 def test_a_webapp_without_an_instance_label_is_adopted() -> None:
-    state = LiveState.of([], []).with_found([webapp()], [], [])
+    state = LiveState.of([], []).with_found([captured_webapp(labels={})], [], [])
 
     prep = prepare([SHOP], state, STAMP)
 
@@ -74,13 +64,13 @@ def test_a_webapp_without_an_instance_label_is_adopted() -> None:
 
 def test_a_deployment_not_controlled_by_its_webapp_is_a_conflict_even_with_recreate() -> None:
     live_webapp = load_object({"$ref": "webapp-shop.json"})
-    by_hand = deployment(app="shop")
+    by_hand = captured_deployment(labels={"app": "shop"}, owners=[])
     by_hand["spec"]["selector"] = {"matchLabels": {"app": "shop"}}  # would need a replace
     other = {"kind": "ReplicaSet", "name": "x", "uid": "u", "controller": True}
 
     for found, detail in (
         (by_hand, "no controller"),
-        (deployment(other), "controlled by ReplicaSet/x"),
+        (captured_deployment(labels={}, owners=[other]), "controlled by ReplicaSet/x"),
     ):
         state = LiveState.of([live_webapp], []).with_found([], [found], [])
         got = actions(state, Policy(recreate=True))[DEPLOYMENT]
@@ -119,7 +109,9 @@ def test_a_deployment_controlled_by_its_webapp_is_its_own_even_without_the_label
 
 
 def test_a_new_webapp_over_a_deployment_made_by_hand_plans_a_conflict_not_a_create() -> None:
-    state = LiveState.of([], []).with_found([], [deployment(app="shop")], [])
+    state = LiveState.of([], []).with_found(
+        [], [captured_deployment(labels={"app": "shop"}, owners=[])], []
+    )
 
     got = finish(prepare([SHOP], state, STAMP), {WEBAPP: None})
 

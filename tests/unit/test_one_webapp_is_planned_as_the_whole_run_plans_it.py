@@ -3,7 +3,7 @@ exactly its part of the whole run's plan, prune guards included, which still cou
 whole instance (an empty Git, or more than --max-prune going, is refused one WebApp at a
 time as well).
 
-The cluster is tests/unit/ssa_model.py; the watch itself is checked on the real control
+The cluster is tests/support/ssa_model.py; the watch itself is checked on the real control
 plane by tests/integration/test_watch_keeps_the_cluster_equal_to_git.py.
 """
 
@@ -18,16 +18,10 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp
 from driftctl.settings import MaxPrune, Policy
-from tests.unit.ssa_model import Cluster
-from tests.unit.test_applying_a_plan_converges import drift
-from tests.unit.test_each_shard_plans_only_its_own_webapps import (
-    NAMES,
-    STAMP,
-    app,
-    app_sets,
-    converged,
-    drifts,
-)
+from tests.support.builders import app
+from tests.support.model_runs import drift
+from tests.support.shard_runs import NAMES, STAMP, app_sets, converged, drifts
+from tests.support.ssa_model import Cluster
 
 Place = tuple[str, str]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning.actions import (
@@ -25,28 +24,13 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
-from tests.unit.goldens import load_object
+from tests.support.builders import live_deployment, live_webapp
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 BLOG = WebApp("blog", "web", WebAppSpec("ghost:5", 1))
 WEBAPP = ObjectKey(c.KIND, "web", "shop")
 DEPLOYMENT = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
-
-
-def live_webapp(name: str = "shop") -> dict[str, Any]:
-    obj = load_object({"$ref": "webapp-shop.json"})
-    obj["metadata"]["name"] = name
-    obj["metadata"]["uid"] = f"uid-{name}"
-    return obj
-
-
-def live_deployment() -> dict[str, Any]:
-    obj = load_object({"$ref": "deployment-shop.json"})
-    obj["metadata"]["ownerReferences"][0]["uid"] = "uid-shop"
-    managed = obj["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]
-    managed["f:ownerReferences"] = {'k:{"uid":"uid-shop"}': {}}
-    return obj
 
 
 def live(webapps: list[Obj], deployments: list[Obj]) -> LiveState:

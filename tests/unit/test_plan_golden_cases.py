@@ -26,7 +26,7 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
-from tests.unit.goldens import GoldenCase, case_files, load_case
+from tests.support.goldens import GoldenCase, case_files, load_case
 
 
 def policy_of(case: GoldenCase) -> Policy:

@@ -13,18 +13,15 @@ from driftctl.core.planning.changes import other_managers
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
 from driftctl.core.planning.prefilter import needs_server_check
 from driftctl.core.source.model import WebApp, WebAppSpec
-from tests.unit.goldens import load_object
+from tests.support.builders import captured_webapp
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
 SHOP = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
 
 
-def live_webapp() -> dict[str, Any]:
-    return load_object({"$ref": "webapp-shop.json"})
-
-
 def test_identical_object_needs_no_request() -> None:
-    assert not needs_server_check(webapp_manifest(SHOP, STAMP), live_webapp(), c.FIELD_MANAGER)
+    assert not needs_server_check(webapp_manifest(SHOP, STAMP), captured_webapp(), c.FIELD_MANAGER)
 
 
 @pytest.mark.parametrize(
@@ -35,25 +32,25 @@ def test_identical_object_needs_no_request() -> None:
     ],
 )
 def test_stamp_alone_is_not_drift(stamp: Stamp) -> None:
-    assert not needs_server_check(webapp_manifest(SHOP, stamp), live_webapp(), c.FIELD_MANAGER)
+    assert not needs_server_check(webapp_manifest(SHOP, stamp), captured_webapp(), c.FIELD_MANAGER)
 
 
 def test_missing_stamp_annotation_is_drift() -> None:
-    live = live_webapp()
+    live = captured_webapp()
     del live["metadata"]["annotations"][c.REVISION_ANNOTATION]
 
     assert needs_server_check(webapp_manifest(SHOP, STAMP), live, c.FIELD_MANAGER)
 
 
 def test_changed_value_is_drift() -> None:
-    live = live_webapp()
+    live = captured_webapp()
     live["spec"]["replicas"] = 5
 
     assert needs_server_check(webapp_manifest(SHOP, STAMP), live, c.FIELD_MANAGER)
 
 
 def test_field_given_up_is_drift_even_with_equal_values() -> None:
-    live = live_webapp()
+    live = captured_webapp()
     live["metadata"]["labels"]["team"] = "web"
     owned = live["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]["f:labels"]
     owned["f:team"] = {}  # driftctl applied it once; Git no longer declares it
@@ -62,18 +59,18 @@ def test_field_given_up_is_drift_even_with_equal_values() -> None:
 
 
 def test_label_added_by_someone_else_is_not_drift() -> None:
-    live = live_webapp()
+    live = captured_webapp()
     live["metadata"]["labels"]["team"] = "web"
 
     assert not needs_server_check(webapp_manifest(SHOP, STAMP), live, c.FIELD_MANAGER)
 
 
 def test_another_field_manager_name_never_matches() -> None:
-    assert needs_server_check(webapp_manifest(SHOP, STAMP), live_webapp(), "someone-else")
+    assert needs_server_check(webapp_manifest(SHOP, STAMP), captured_webapp(), "someone-else")
 
 
 def test_status_entry_is_kept_apart_from_the_object_fields() -> None:
-    live = live_webapp()
+    live = captured_webapp()
 
     owned = fs.owned_fields(live, c.FIELD_MANAGER, c.API_VERSION)
     status = fs.owned_fields(live, c.FIELD_MANAGER, c.API_VERSION, subresource="status")

@@ -15,7 +15,7 @@ from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_man
 from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.prefilter import drifted_fields
 from driftctl.core.source.model import WebApp, WebAppSpec
-from tests.unit.goldens import load_object
+from tests.support.goldens import load_object
 
 STAMP = Stamp("default", "1" * 40, "https://git.example.org/team/apps.git#apps")
 

@@ -13,8 +13,9 @@ from driftctl.core.source.tree import Snapshot, TreeEntryKind
 from driftctl.errors import SourceError
 from driftctl.settings import Source
 from driftctl.shell.git_source import read_snapshot
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, git_daemon, http_git_server, webapp
+from tests.support.builders import webapp
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo, git_daemon, http_git_server
 
 TOKEN = "tok-7f3c9a1e5b"
 

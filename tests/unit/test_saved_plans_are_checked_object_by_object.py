@@ -1,7 +1,7 @@
 """Saved plans: the file round-trips, bad files are refused with file and reason, and the
 pure comparison decides per object whether a moved object may proceed.
 
-Plans are made by the pure core against tests/unit/ssa_model.py; the real control plane
+Plans are made by the pure core against tests/support/ssa_model.py; the real control plane
 runs the same in tests/integration/test_saved_plans_apply_exactly_what_was_approved.py.
 """
 
@@ -28,22 +28,17 @@ from driftctl.core.planning.saved_plan import (
     saved_plan_json,
 )
 from driftctl.core.planning.verbs import Verb
-from driftctl.core.source.model import WebApp, WebAppSpec
+from driftctl.core.source.model import WebApp
 from driftctl.settings import MaxPrune, Policy
-from tests.clirun import run_driftctl
-from tests.gitrepos import Repo, webapp
-from tests.unit.ssa_model import Cluster
+from tests.support.builders import app, webapp
+from tests.support.clirun import run_driftctl
+from tests.support.gitrepos import Repo
+from tests.support.model_runs import IDENTITY, SHA, SOURCE
+from tests.support.ssa_model import Cluster
 
-SHA = "4864ac796b2cf2ffcec4467e797e3501cec293bb"
-SOURCE = "https://git.example.org/team/apps.git#apps"
 STAMP = Stamp("default", SHA, SOURCE)
-IDENTITY = PlanIdentity("default", "driftctl", SOURCE, SHA, "default", CrdIdentity.current())
 POLICY = Policy(max_prune=MaxPrune(100, percent=True), recreate=True)
 SHOP = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
-
-
-def app(name: str, image: str = "nginx:1.27") -> WebApp:
-    return WebApp(name, "web", WebAppSpec(image, 1))
 
 
 def state(cluster: Cluster) -> LiveState:

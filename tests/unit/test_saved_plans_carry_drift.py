@@ -18,7 +18,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.saved_plan import parse_saved_plan, saved_plan_json
 from driftctl.settings import Drift, Policy
-from tests.unit.test_saved_plans_are_checked_object_by_object import IDENTITY
+from tests.support.model_runs import IDENTITY
 
 SHOP = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
 ENV = ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"app"}', "f:env")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from driftctl.core.planning.shards import jump_hash, owns, shard_key, shard_of
 from driftctl.errors import UsageError
 from driftctl.settings import MAX_SHARDS, Shard
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 NAMES = [f"app-{number}" for number in range(3000)]
 

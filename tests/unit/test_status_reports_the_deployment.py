@@ -9,36 +9,10 @@ import pytest
 
 from driftctl import conventions as c
 from driftctl.core.planning.status import status_update, webapp_status
+from tests.support.builders import REVISION, status_deployment, status_webapp
 
 EARLIER = datetime.datetime(2026, 11, 20, 10, 0, 5, tzinfo=datetime.UTC)
 NOW = datetime.datetime(2026, 11, 21, 12, 30, 0, tzinfo=datetime.UTC)
-REVISION = "1" * 40
-
-
-def webapp(replicas: int = 3, status: dict[str, Any] | None = None) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "apiVersion": c.API_VERSION,
-        "kind": c.KIND,
-        "metadata": {
-            "name": "shop",
-            "namespace": "web",
-            "generation": 4,
-            "annotations": {c.REVISION_ANNOTATION: REVISION},
-        },
-        "spec": {"image": "nginx:1.27", "replicas": replicas},
-    }
-    if status is not None:
-        obj["status"] = status
-    return obj
-
-
-def deployment(
-    available: int | None, observed: int = 2, conditions: list[Any] | None = None
-) -> dict[str, Any]:
-    status: dict[str, Any] = {"observedGeneration": observed, "conditions": conditions or []}
-    if available is not None:
-        status["availableReplicas"] = available
-    return {"kind": "Deployment", "metadata": {"generation": 2}, "status": status}
 
 
 DEADLINE = {
@@ -52,9 +26,11 @@ DEADLINE = {
 @pytest.mark.parametrize(
     ("dep", "ready", "conditions"),
     [
-        pytest.param(deployment(3), True, [("Ready", "True", "Available")], id="all-available"),
         pytest.param(
-            deployment(1),
+            status_deployment(3), True, [("Ready", "True", "Available")], id="all-available"
+        ),
+        pytest.param(
+            status_deployment(1),
             False,
             [
                 ("Ready", "False", "ReplicasUnavailable"),
@@ -63,7 +39,7 @@ DEADLINE = {
             id="some-unavailable",
         ),
         pytest.param(
-            deployment(None),
+            status_deployment(None),
             False,
             [
                 ("Ready", "False", "ReplicasUnavailable"),
@@ -72,7 +48,7 @@ DEADLINE = {
             id="no-available-field-means-zero",
         ),
         pytest.param(
-            deployment(3, observed=1),
+            status_deployment(3, observed=1),
             False,
             [
                 ("Ready", "False", "DeploymentNotObserved"),
@@ -81,7 +57,7 @@ DEADLINE = {
             id="latest-generation-not-observed",
         ),
         pytest.param(
-            deployment(1, conditions=[DEADLINE]),
+            status_deployment(1, conditions=[DEADLINE]),
             False,
             [
                 ("Ready", "False", "ProgressDeadlineExceeded"),
@@ -100,7 +76,7 @@ DEADLINE = {
 def test_conditions_follow_the_deployment(
     dep: dict[str, Any] | None, ready: bool, conditions: list[tuple[str, str, str]]
 ) -> None:
-    status = webapp_status(webapp(), dep, NOW)
+    status = webapp_status(status_webapp(), dep, NOW)
 
     assert status["ready"] is ready
     assert [
@@ -109,7 +85,7 @@ def test_conditions_follow_the_deployment(
 
 
 def test_status_fields_keep_the_seed_operator_names() -> None:
-    status = webapp_status(webapp(), deployment(2), NOW)
+    status = webapp_status(status_webapp(), status_deployment(2), NOW)
 
     assert status["available_replicas"] == 2
     assert status["observedGeneration"] == 4
@@ -124,13 +100,13 @@ def test_status_fields_keep_the_seed_operator_names() -> None:
 
 
 def test_zero_replicas_are_ready_at_once() -> None:
-    assert webapp_status(webapp(replicas=0), deployment(None), NOW)["ready"] is True
+    assert webapp_status(status_webapp(replicas=0), status_deployment(None), NOW)["ready"] is True
 
 
 def test_second_run_writes_nothing() -> None:
-    first = status_update(webapp(), deployment(3), EARLIER)
+    first = status_update(status_webapp(), status_deployment(3), EARLIER)
 
-    second = status_update(webapp(status=first.status), deployment(3), NOW)
+    second = status_update(status_webapp(status=first.status), status_deployment(3), NOW)
 
     assert first.changed
     assert not second.changed
@@ -138,9 +114,9 @@ def test_second_run_writes_nothing() -> None:
 
 
 def test_transition_time_is_kept_while_the_status_stays() -> None:
-    before = webapp_status(webapp(), deployment(1), EARLIER)
+    before = webapp_status(status_webapp(), status_deployment(1), EARLIER)
 
-    after = webapp_status(webapp(status=before), deployment(1, observed=1), NOW)
+    after = webapp_status(status_webapp(status=before), status_deployment(1, observed=1), NOW)
 
     times = {cond["type"]: cond["lastTransitionTime"] for cond in after["conditions"]}
     assert times == {"Ready": "2026-11-20T10:00:05Z", "Reconciling": "2026-11-20T10:00:05Z"}
@@ -148,9 +124,9 @@ def test_transition_time_is_kept_while_the_status_stays() -> None:
 
 
 def test_transition_time_moves_when_the_status_flips() -> None:
-    before = webapp_status(webapp(), deployment(1), EARLIER)
+    before = webapp_status(status_webapp(), status_deployment(1), EARLIER)
 
-    after = webapp_status(webapp(status=before), deployment(3), NOW)
+    after = webapp_status(status_webapp(status=before), status_deployment(3), NOW)
 
     assert after["conditions"] == [
         {
@@ -165,7 +141,7 @@ def test_transition_time_moves_when_the_status_flips() -> None:
 
 
 def test_status_manifest_carries_identity_and_status_only() -> None:
-    update = status_update(webapp(), deployment(3), NOW)
+    update = status_update(status_webapp(), status_deployment(3), NOW)
 
     assert update.manifest == {
         "apiVersion": c.API_VERSION,
@@ -176,8 +152,10 @@ def test_status_manifest_carries_identity_and_status_only() -> None:
 
 
 def test_fields_written_by_others_do_not_make_a_change() -> None:
-    first = status_update(webapp(), deployment(3), EARLIER)
+    first = status_update(status_webapp(), status_deployment(3), EARLIER)
 
-    second = status_update(webapp(status={**first.status, "extra": 1}), deployment(3), NOW)
+    second = status_update(
+        status_webapp(status={**first.status, "extra": 1}), status_deployment(3), NOW
+    )
 
     assert not second.changed

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.clirun import Ran, run_driftctl
-from tests.gitrepos import Repo, webapp
+from tests.support.builders import webapp
+from tests.support.clirun import Ran, run_driftctl
+from tests.support.gitrepos import Repo
 
 Cli = Callable[..., Ran]
 

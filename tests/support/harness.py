@@ -8,36 +8,19 @@ goes through the real kubectl as admin.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import subprocess
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT
-from tests.controlplane import launcher
-from tests.gitrepos import Repo, webapp
-
-CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
-
-
-@contextlib.contextmanager
-def own_control_plane(folder: Path) -> Iterator[launcher.ControlPlane]:
-    """A control plane in `folder`, with the CRD, stopped at the end: the suite's, or one
-    a test module may stop, restart or break without disturbing the others."""
-    plane = launcher.start(folder, [CRD_FILE])
-    try:
-        yield plane
-    finally:
-        launcher.stop(folder)
-
+from tests.support.builders import webapps_yaml
+from tests.support.gitrepos import Repo
+from tests.support.paths import ROOT
 
 LOCK_NAMESPACE = "driftctl-system"
 Obj = dict[str, Any]
@@ -48,11 +31,6 @@ class Ran:
     code: int
     out: str
     err: str
-
-
-def webapps_yaml(apps: Mapping[str, tuple[str, int]]) -> str:
-    """A multi-document file of WebApps: name -> (image, replicas)."""
-    return "---\n".join(webapp(name, image, replicas) for name, (image, replicas) in apps.items())
 
 
 @dataclass
@@ -109,7 +87,7 @@ class Harness:
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**_env(), **(env or {})},
+            env={**driftctl_env(), **(env or {})},
             check=False,
         )
         return Ran(done.returncode, done.stdout, done.stderr)
@@ -122,7 +100,7 @@ class Harness:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_env(),
+            env=driftctl_env(),
         )
 
     def kubectl(
@@ -200,39 +178,9 @@ class Harness:
         return items
 
 
-def grant(
-    plane: launcher.ControlPlane,
-    kubectl: Sequence[str],
-    documents: Sequence[Obj],
-    account: str,
-    folder: Path,
-) -> Path:
-    """Apply RBAC documents (cronjob/'s, or a variant) and return a kubeconfig in `folder`
-    acting with a token of the ServiceAccount `account` (of driftctl-system)."""
-    manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(documents)})
-    subprocess.run(
-        [*kubectl, "apply", "--server-side", "-f", "-"],
-        input=manifest,
-        text=True,
-        check=True,
-        capture_output=True,
-    )
-    token = subprocess.run(
-        [*kubectl, "create", "token", account, "-n", LOCK_NAMESPACE, "--duration=6h"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    admin = json.loads(plane.kubeconfig.read_text())
-    admin["users"] = [{"name": account, "user": {"token": token}}]
-    admin["contexts"][0]["context"]["user"] = account
-    path = folder / "kubeconfig"
-    path.write_text(json.dumps(admin))
-    path.chmod(0o600)
-    return path
-
-
-def _env() -> dict[str, str]:
+def driftctl_env() -> dict[str, str]:
+    """The environment driftctl runs in: no GIT_*, KUBECONFIG or DRIFTCTL_* of the caller's,
+    no colour."""
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBECONFIG", "DRIFTCTL_"))
     }
@@ -247,68 +195,3 @@ def eventually(check: Callable[[], bool], timeout: float = 60.0) -> bool:
             return True
         time.sleep(0.2)
     return False
-
-
-Series = tuple[str, str, str, str, str, str]  # resource, subresource, verb, scope, dry_run, code
-
-
-@dataclass(frozen=True)
-class Requests:
-    """The API server's own request counters at one moment.
-
-    `by_series` is apiserver_request_total (every client). `service_accounts` is what API
-    Priority and Fairness dispatched for ServiceAccounts: in this suite only driftctl runs
-    as one (the admin and the controller manager are exempt), so it counts driftctl alone.
-    """
-
-    by_series: Counter[Series]
-    service_accounts: int
-
-
-def request_counts(plane: launcher.ControlPlane) -> Requests:
-    """Read the counters from the API server's /metrics."""
-    code, body = launcher.get(plane.folder, plane.server, "/metrics", timeout=30)
-    assert code == 200
-    counts: Counter[Series] = Counter()
-    dispatched = 0
-    for line in body.splitlines():
-        name, _, rest = line.partition("{")
-        if name not in (
-            "apiserver_request_total",
-            "apiserver_flowcontrol_dispatched_requests_total",
-        ):
-            continue
-        labels_text, value = rest.rsplit("} ", 1)
-        labels = dict(_LABEL.findall(labels_text))
-        if name == "apiserver_request_total":
-            key: Series = (
-                labels.get("resource", ""),
-                labels.get("subresource", ""),
-                labels.get("verb", ""),
-                labels.get("scope", ""),
-                labels.get("dry_run", ""),
-                labels.get("code", ""),
-            )
-            counts[key] += int(float(value))
-        elif labels.get("flow_schema") == "service-accounts":
-            dispatched += int(float(value))
-    return Requests(counts, dispatched)
-
-
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-
-
-def delta(before: Requests, after: Requests, resources: Sequence[str]) -> Counter[Series]:
-    """Requests (by any client) made between two snapshots to the given resources."""
-    old, new = before.by_series, after.by_series
-    return Counter({k: new[k] - old[k] for k in new if k[0] in resources and new[k] != old[k]})
-
-
-def quiet(harness: Harness) -> None:
-    """Wait until no namespace is terminating: the namespace controller's requests would count."""
-
-    def settled() -> bool:
-        spaces = json.loads(harness.kubectl("get", "namespaces", "-o", "json"))["items"]
-        return all(ns["status"].get("phase") != "Terminating" for ns in spaces)
-
-    assert eventually(settled, 120), "namespaces still terminating"

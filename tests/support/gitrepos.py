@@ -6,7 +6,7 @@ behind a small HTTP server that demands a token, or at OpenSSH's sshd (ssh://) w
 host key and an authorized key of the test's own. Inherited GIT_* variables are dropped so
 a developer's or CI's settings cannot leak in.
 
-`python -m tests.gitrepos serve-http ROOT --token-file FILE` runs the token-checking
+`python -m tests.support.gitrepos serve-http ROOT --token-file FILE` runs the token-checking
 server on its own (make demo): it prints its URL, then serves until it is stopped.
 """
 
@@ -27,21 +27,6 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-WEBAPP = """\
-apiVersion: example.com/v1
-kind: WebApp
-metadata:
-  name: {name}
-spec:
-  image: {image}
-  replicas: {replicas}
-"""
-
-
-def webapp(name: str, image: str = "nginx:1.27", replicas: int = 2) -> str:
-    """A valid WebApp document (namespace left to --namespace)."""
-    return WEBAPP.format(name=name, image=image, replicas=replicas)
 
 
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -294,7 +279,7 @@ def ssh_git_server(folder: Path) -> Iterator[SshServer]:
 
 def serve_http(argv: list[str]) -> int:
     """`serve-http ROOT --token-file FILE [--username NAME]`: until SIGTERM or SIGINT."""
-    parser = argparse.ArgumentParser(prog="python -m tests.gitrepos serve-http")
+    parser = argparse.ArgumentParser(prog="python -m tests.support.gitrepos serve-http")
     parser.add_argument("root", type=Path, help="folder of the repositories served")
     parser.add_argument("--token-file", type=Path, required=True)
     parser.add_argument("--username", default="x-access-token")
@@ -311,5 +296,5 @@ def serve_http(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     if sys.argv[1:2] != ["serve-http"]:
-        sys.exit("usage: python -m tests.gitrepos serve-http ROOT --token-file FILE")
+        sys.exit("usage: python -m tests.support.gitrepos serve-http ROOT --token-file FILE")
     sys.exit(serve_http(sys.argv[2:]))

@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.conftest import ROOT
-from tests.integration.harness import Harness, _env, eventually
+from tests.support.harness import Harness, driftctl_env, eventually
+from tests.support.paths import ROOT
 
 _SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
 
@@ -25,7 +25,12 @@ class Watching:
         argv += ["--metrics-addr", "127.0.0.1:0", "--git-poll", "0.5", "--concurrency", "2"]
         argv += extra
         self.process = subprocess.Popen(
-            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+            argv,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=driftctl_env(),
         )
         self.out: list[str] = []
         self.err: list[str] = []
@@ -50,13 +55,8 @@ class Watching:
         return self._get("/readyz")[0] == 200
 
     def metric(self, name: str) -> float:
-        """The sum of every series of one metric (0 when it has none yet)."""
-        total = 0.0
-        for line in self._get("/metrics")[1].splitlines():
-            series, _, value = line.rpartition(" ")
-            if series.split("{", 1)[0] == name:
-                total += float(value)
-        return total
+        """The sum of every series of one metric on /metrics (see metric_sum)."""
+        return metric_sum(self._get("/metrics")[1], name)
 
     def said(self, text: str) -> bool:
         return any(text in line for line in list(self.err) + list(self.out))
@@ -72,6 +72,19 @@ class Watching:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(30)
+
+
+def metric_sum(page: str, name: str) -> float:
+    """The sum of every series of metric `name` on a Prometheus text page. A page without
+    one fails (AssertionError): a renamed or missing metric must fail the test that reads
+    it, not read as 0."""
+    values = [
+        float(value)
+        for series, _, value in (line.rpartition(" ") for line in page.splitlines())
+        if series.split("{", 1)[0] == name
+    ]
+    assert values, f"no series of {name} on /metrics"
+    return sum(values)
 
 
 def _collect(stream: object, lines: list[str]) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.integration.harness import Harness, eventually
+from tests.support.harness import Harness, eventually
 
 APPS = {"shop": ("nginx:1.27", 2)}
 Flags = tuple[str, ...]
@@ -45,21 +45,6 @@ AUTOSCALER = {
         ],
     },
 }
-
-
-def webapp_document(
-    name: str,
-    image: str = "nginx:1.27",
-    replicas: int = 2,
-    annotations: dict[str, str] | None = None,
-) -> str:
-    """A WebApp document with annotations (namespace left to --namespace)."""
-    lines = ["apiVersion: example.com/v1", "kind: WebApp", "metadata:", f"  name: {name}"]
-    if annotations:
-        lines.append("  annotations:")
-        lines += [f"    {key}: {json.dumps(value)}" for key, value in annotations.items()]
-    lines += ["spec:", f"  image: {image}", f"  replicas: {replicas}"]
-    return "\n".join(lines) + "\n"
 
 
 def converged(harness: Harness, *flags: str) -> Harness:

@@ -1,7 +1,7 @@
 """The node's configuration, read as data: nothing it sets up can send a packet off the machine.
 
 These check the files the launcher writes (tests/controlplane/node.py) without starting
-anything; tests/node proves the same on a running node.
+anything; test_pods_run_on_the_node.py proves the same on a running node.
 """
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT
-from tests.gitrepos import Repo, git_env, webapp
+from tests.support.builders import webapp
+from tests.support.gitrepos import Repo, git_env
+from tests.support.paths import ROOT
 
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 

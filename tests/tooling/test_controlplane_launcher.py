@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+import pytest
+
 from tests.controlplane import launcher
 from tests.controlplane.processes import alive
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.integration
 
 
 def launch(action: str, folder: Path) -> subprocess.CompletedProcess[str]:

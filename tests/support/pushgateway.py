@@ -20,7 +20,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.gitrepos import free_port
+from tests.support.gitrepos import free_port
 
 BINARY = "prometheus-pushgateway"
 DEBIAN_PATH = Path("/usr/bin") / BINARY

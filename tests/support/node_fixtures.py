@@ -1,5 +1,6 @@
-"""Node tests: real Pods on a real kubelet, on a control plane and node of their own.
+"""Fixtures of node tests: real Pods on a real kubelet, on a control plane and node of their own.
 
+A pytest plugin of the root conftest, for tests/node and the tooling tests of the node.
 Each test module gets a fresh control plane with a node (tests/controlplane, node=True),
 apart from the integration tests' session control plane, whose Deployments never get
 Pods. The node runs only images the tests import themselves (`localhost/hello:1`,
@@ -20,11 +21,9 @@ from pathlib import Path
 import pytest
 
 from image.build import driftctl_image
-from tests.conftest import ROOT
 from tests.controlplane import launcher, testimages
-from tests.node.cluster import Cluster
-
-CRD_FILE = ROOT / "specs" / "webapp-crd.yaml"
+from tests.support.node import Cluster
+from tests.support.paths import CRD_FILE
 
 
 def require_root() -> None:

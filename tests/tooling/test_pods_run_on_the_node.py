@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from tests.controlplane.testimages import HELLO_PORT, hello_image_name, hello_page
-from tests.node.cluster import Cluster, fetch_from_pod, wait_for
+from tests.support.node import Cluster, fetch_from_pod, wait_for
+
+pytestmark = pytest.mark.node
 
 
 @pytest.fixture

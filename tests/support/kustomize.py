@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 CRONJOB = ROOT / "cronjob"
 NAMESPACE = "driftctl-system"

@@ -16,8 +16,9 @@ import jsonpatch
 
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.source.model import WebApp, WebAppSpec
+from tests.support.paths import ROOT
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = ROOT / "tests" / "unit" / "golden"
 Obj = dict[str, Any]
 
 

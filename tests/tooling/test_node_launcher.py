@@ -12,11 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+import pytest
+
 from tests.controlplane import launcher, leftovers, testimages
 from tests.controlplane.processes import alive, descendants
-from tests.node.cluster import Cluster, wait_for
-from tests.node.conftest import require_root
+from tests.support.node import Cluster, wait_for
+from tests.support.node_fixtures import require_root
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.node
 
 
 def launch(*args: str) -> subprocess.CompletedProcess[str]:

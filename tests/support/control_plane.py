@@ -1,0 +1,180 @@
+"""The test control plane from a test's side: one of its own, accounts on it, its request
+counters, and releasing what would keep a namespace Terminating.
+
+The control plane itself (etcd, kube-apiserver, kube-controller-manager, a node) is the
+tool in tests/controlplane; tests/integration/conftest.py holds the session's fixtures.
+Accounts are the CronJob's RBAC (cronjob/, rendered by tests/support/kustomize.py) or a
+variant of it, given a token kubeconfig; requests are counted from the API server's own
+/metrics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from kubernetes import client
+
+from driftctl import conventions as c
+from tests.controlplane import launcher
+from tests.support.harness import LOCK_NAMESPACE, Harness, Obj, eventually
+from tests.support.paths import CRD_FILE
+
+
+@contextlib.contextmanager
+def own_control_plane(folder: Path) -> Iterator[launcher.ControlPlane]:
+    """A control plane in `folder`, with the CRD, stopped at the end: the suite's, or one
+    a test module may stop, restart or break without disturbing the others."""
+    plane = launcher.start(folder, [CRD_FILE])
+    try:
+        yield plane
+    finally:
+        launcher.stop(folder)
+
+
+def grant(
+    plane: launcher.ControlPlane,
+    kubectl: Sequence[str],
+    documents: Sequence[Obj],
+    account: str,
+    folder: Path,
+) -> Path:
+    """Apply RBAC documents (cronjob/'s, or a variant) and return a kubeconfig in `folder`
+    acting with a token of the ServiceAccount `account` (of driftctl-system)."""
+    manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(documents)})
+    subprocess.run(
+        [*kubectl, "apply", "--server-side", "-f", "-"],
+        input=manifest,
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    token = subprocess.run(
+        [*kubectl, "create", "token", account, "-n", LOCK_NAMESPACE, "--duration=6h"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    admin = json.loads(plane.kubeconfig.read_text())
+    admin["users"] = [{"name": account, "user": {"token": token}}]
+    admin["contexts"][0]["context"]["user"] = account
+    path = folder / "kubeconfig"
+    path.write_text(json.dumps(admin))
+    path.chmod(0o600)
+    return path
+
+
+def for_account(document: dict[str, Any], name: str) -> dict[str, Any]:
+    """An RBAC document given to another account: its name, its subjects' and its role's."""
+    document["metadata"]["name"] = name
+    for subject in document.get("subjects", []):
+        subject["name"] = name
+    if "roleRef" in document:
+        document["roleRef"]["name"] = name
+    return document
+
+
+def account_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    documents: list[dict[str, Any]],
+    account: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """Apply RBAC documents and return a kubeconfig with a token of `account`."""
+    return grant(control_plane, kubectl, documents, account, tmp_path_factory.mktemp(account))
+
+
+def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
+    """Take the finalizers off every WebApp in `namespace`, as the manual recovery of
+    docs/how-to/stuck-finalizer.md does: with no driftctl running, they would keep the
+    namespace Terminating."""
+    objects = client.CustomObjectsApi(kube_client)
+    listed = cast(
+        dict[str, Any],
+        objects.list_namespaced_custom_object(c.GROUP, c.VERSION, namespace, c.PLURAL),
+    )
+    for item in listed["items"]:
+        if item["metadata"].get("finalizers"):
+            objects.patch_namespaced_custom_object(
+                c.GROUP,
+                c.VERSION,
+                namespace,
+                c.PLURAL,
+                item["metadata"]["name"],
+                {"metadata": {"finalizers": None}},
+                _content_type="application/merge-patch+json",
+            )
+
+
+Series = tuple[str, str, str, str, str, str]  # resource, subresource, verb, scope, dry_run, code
+
+
+@dataclass(frozen=True)
+class Requests:
+    """The API server's own request counters at one moment.
+
+    `by_series` is apiserver_request_total (every client). `service_accounts` is what API
+    Priority and Fairness dispatched for ServiceAccounts: in this suite only driftctl runs
+    as one (the admin and the controller manager are exempt), so it counts driftctl alone.
+    """
+
+    by_series: Counter[Series]
+    service_accounts: int
+
+
+def request_counts(plane: launcher.ControlPlane) -> Requests:
+    """Read the counters from the API server's /metrics."""
+    code, body = launcher.get(plane.folder, plane.server, "/metrics", timeout=30)
+    assert code == 200
+    counts: Counter[Series] = Counter()
+    dispatched = 0
+    for line in body.splitlines():
+        name, _, rest = line.partition("{")
+        if name not in (
+            "apiserver_request_total",
+            "apiserver_flowcontrol_dispatched_requests_total",
+        ):
+            continue
+        labels_text, value = rest.rsplit("} ", 1)
+        labels = dict(_LABEL.findall(labels_text))
+        if name == "apiserver_request_total":
+            key: Series = (
+                labels.get("resource", ""),
+                labels.get("subresource", ""),
+                labels.get("verb", ""),
+                labels.get("scope", ""),
+                labels.get("dry_run", ""),
+                labels.get("code", ""),
+            )
+            counts[key] += int(float(value))
+        elif labels.get("flow_schema") == "service-accounts":
+            dispatched += int(float(value))
+    return Requests(counts, dispatched)
+
+
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def delta(before: Requests, after: Requests, resources: Sequence[str]) -> Counter[Series]:
+    """Requests (by any client) made between two snapshots to the given resources."""
+    old, new = before.by_series, after.by_series
+    return Counter({k: new[k] - old[k] for k in new if k[0] in resources and new[k] != old[k]})
+
+
+def quiet(harness: Harness) -> None:
+    """Wait until no namespace is terminating: the namespace controller's requests would count."""
+
+    def settled() -> bool:
+        spaces = json.loads(harness.kubectl("get", "namespaces", "-o", "json"))["items"]
+        return all(ns["status"].get("phase") != "Terminating" for ns in spaces)
+
+    assert eventually(settled, 120), "namespaces still terminating"
