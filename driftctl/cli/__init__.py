@@ -21,8 +21,8 @@ import sys
 import click
 
 from driftctl import __version__
+from driftctl.cli.batch import apply, plan, unlock
 from driftctl.cli.check import check
-from driftctl.cli.cluster import apply, plan, unlock
 from driftctl.cli.offline import crd, diff, validate
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState

@@ -14,7 +14,7 @@ The plan sequence is written here once:
 5. the dry-runs of their removals of fields set outside Git, each goal its own;
 6. the exact plans (core.planning.plan.finish).
 
-`plan` and `apply` (pipeline.cluster) hand it one goal and fresh LISTs; saved plans
+`plan` and `apply` (pipeline.batch) hand it one goal and fresh LISTs; saved plans
 (pipeline.saved_plan) ask only about the objects that moved; `check` hands it head and base
 against one reading; `watch` one WebApp (a focus) and its memory. Apply dry-runs only
 objects that exist: a create answers for itself. A plan is carried out by the applier of
@@ -29,7 +29,7 @@ import socket
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
-from driftctl.core.cluster.lease import LeaseRef
+from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
 from driftctl.core.planning.live import LiveState, Place

@@ -4,7 +4,7 @@ Applying reads the plan, refuses it as a whole when it was made for another inst
 field manager, source or CRD (before any request), reads Git at the plan's commit, lists
 the live state, dry-runs only the objects that moved since the plan (the engine's plan
 sequence, pipeline.engine), and hands the core's reconciled plan to the applier
-(pipeline.cluster.apply). Decides nothing.
+(pipeline.batch.apply). Decides nothing.
 """
 
 from __future__ import annotations

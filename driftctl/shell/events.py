@@ -13,7 +13,7 @@ import datetime
 import threading
 from collections import Counter
 
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
 from driftctl.core.planning.notes import Note, summary_note
 from driftctl.core.planning.objects import Obj, key_of
 from driftctl.settings import MAX_EVENTS

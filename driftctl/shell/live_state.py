@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import Lookups, Reach
 from driftctl.core.planning.objects import Obj

@@ -112,7 +112,7 @@ def _child(node: Any, element: str) -> Any:
 
 
 @dataclass
-class Cluster:
+class ModelCluster:
     """Live objects by key, with uids and resourceVersions handed out in order."""
 
     objects: dict[ObjectKey, Obj] = field(default_factory=dict)

@@ -35,7 +35,7 @@ from tests.support.shard_runs import (
     plan,
     run,
 )
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 
 def changes(made: Plan) -> list[tuple[str, Verb]]:
@@ -75,7 +75,7 @@ def test_every_shard_in_turn_ends_where_one_unsharded_run_ends(
 def test_changing_the_shard_count_moves_webapps_without_a_write_or_a_dry_run(
     desired: list[WebApp], before: int, after: int
 ) -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     for index in range(before):
         run(cluster, desired, Shard(index, before))
 
@@ -141,7 +141,7 @@ def _deployment_of(owner: dict[str, Any], name: str) -> dict[str, Any]:
 
 def test_a_deployment_owned_by_another_shards_webapp_is_not_an_orphan() -> None:
     # A Deployment named chat (shard 2 of 3) owned by the WebApp shop (shard 0).
-    cluster = Cluster()
+    cluster = ModelCluster()
     shop = cluster.apply(webapp_manifest(app("shop"), STAMP), c.FIELD_MANAGER)
     cluster.apply(_deployment_of(shop, "chat"), c.FIELD_MANAGER)
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))

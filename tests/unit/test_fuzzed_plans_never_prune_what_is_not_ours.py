@@ -44,7 +44,7 @@ from tests.support.model_runs import (
     drifts,
     earlier_run,
 )
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 OURS = "default"
 # Whose an object is: another driftctl instance's, or a person's (no labels at all), whose
@@ -53,7 +53,7 @@ owners = st.sampled_from(("other", "person", "person-bare-deployment"))
 foreign = st.lists(st.tuples(st.sampled_from(NAMES), owners), max_size=4, unique_by=lambda f: f[0])
 
 
-def place_foreign(cluster: Cluster, name: str, owner: str) -> None:
+def place_foreign(cluster: ModelCluster, name: str, owner: str) -> None:
     """A WebApp and its Deployment that are not this instance's, under `name` (if free)."""
     if ObjectKey(c.KIND, "web", name) in cluster.objects:
         return
@@ -80,22 +80,22 @@ def is_ours(obj: dict[str, Any]) -> bool:
     return bool(labels.get(c.INSTANCE_LABEL) == OURS)
 
 
-def labelled(cluster: Cluster, key: ObjectKey) -> bool:
+def labelled(cluster: ModelCluster, key: ObjectKey) -> bool:
     """Whether the object carries any instance label (another instance's, or ours)."""
     labels = cluster.objects[key]["metadata"].get("labels") or {}
     return c.INSTANCE_LABEL in labels
 
 
-def uid_of(cluster: Cluster, key: ObjectKey) -> str:
+def uid_of(cluster: ModelCluster, key: ObjectKey) -> str:
     return str(cluster.objects[key]["metadata"]["uid"])
 
 
-def controllers(cluster: Cluster, key: ObjectKey) -> set[str]:
+def controllers(cluster: ModelCluster, key: ObjectKey) -> set[str]:
     refs = cluster.objects[key]["metadata"].get("ownerReferences") or []
     return {ref["uid"] for ref in refs if ref.get("controller")}
 
 
-def listed(cluster: Cluster) -> LiveState:
+def listed(cluster: ModelCluster) -> LiveState:
     """The live state as the shell reads it: this instance's by its label, then the rest."""
     webapps, deployments = cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND)
     return LiveState.of(
@@ -105,7 +105,7 @@ def listed(cluster: Cluster) -> LiveState:
     )
 
 
-def planned(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> Plan:
+def planned(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> Plan:
     prep = prepare(desired, listed(cluster), stamp, POLICY)
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
@@ -128,7 +128,7 @@ def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     changes: list[tuple[str, str, int]],
     desired: list[WebApp],
 ) -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     before, now = Stamp(OURS, "1" * 40, SOURCE), Stamp(OURS, "2" * 40, SOURCE)
     earlier_run(cluster, earlier, before)
     for name, owner in others:

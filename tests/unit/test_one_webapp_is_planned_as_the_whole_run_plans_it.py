@@ -21,13 +21,13 @@ from driftctl.settings import MaxPrune, Policy
 from tests.support.builders import app
 from tests.support.model_runs import drift
 from tests.support.shard_runs import NAMES, STAMP, app_sets, converged, drifts
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 Place = tuple[str, str]
 
 
 def plan(
-    cluster: Cluster, desired: list[WebApp], policy: Policy, focus: frozenset[Place] | None
+    cluster: ModelCluster, desired: list[WebApp], policy: Policy, focus: frozenset[Place] | None
 ) -> Plan:
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     prep = prepare(desired, live, STAMP, policy, focus=focus)
@@ -38,7 +38,7 @@ def plan(
     return finish(prep, results)
 
 
-def places(cluster: Cluster, desired: list[WebApp]) -> set[Place]:
+def places(cluster: ModelCluster, desired: list[WebApp]) -> set[Place]:
     return {key[1:] for key in cluster.objects} | {app.key for app in desired}
 
 

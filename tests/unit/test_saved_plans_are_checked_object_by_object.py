@@ -34,18 +34,18 @@ from tests.support.builders import app, webapp
 from tests.support.clirun import run_driftctl
 from tests.support.gitrepos import Repo
 from tests.support.model_runs import IDENTITY, SHA, SOURCE
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 STAMP = Stamp("default", SHA, SOURCE)
 POLICY = Policy(max_prune=MaxPrune(100, percent=True), recreate=True)
 SHOP = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
 
 
-def state(cluster: Cluster) -> LiveState:
+def state(cluster: ModelCluster) -> LiveState:
     return LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
 
 
-def planned(cluster: Cluster, desired: list[WebApp]) -> Plan:
+def planned(cluster: ModelCluster, desired: list[WebApp]) -> Plan:
     preparation = prepare(desired, state(cluster), STAMP, POLICY)
     answers = {
         k.key: cluster.apply(k.manifest, c.FIELD_MANAGER, dry_run=True)
@@ -54,9 +54,9 @@ def planned(cluster: Cluster, desired: list[WebApp]) -> Plan:
     return finish(preparation, answers)
 
 
-def scenario() -> tuple[Cluster, list[WebApp], Plan]:
+def scenario() -> tuple[ModelCluster, list[WebApp], Plan]:
     """shop and blog applied; the commit changes shop's image, drops blog, adds cart."""
-    cluster = Cluster()
+    cluster = ModelCluster()
     for each in (app("shop"), app("blog")):
         owner = cluster.apply(webapp_manifest(each, Stamp("default", "1" * 40, SOURCE)), "driftctl")
         cluster.apply(build_deployment(each, "default", owner["metadata"]["uid"]), "driftctl")
@@ -136,7 +136,7 @@ def test_a_moved_object_with_the_same_verb_and_another_patch_is_refused() -> Non
 
 
 def test_an_unchanged_object_that_drifted_since_is_refused() -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     owner = cluster.apply(webapp_manifest(app("shop"), STAMP), "driftctl")
     cluster.apply(build_deployment(app("shop"), "default", owner["metadata"]["uid"]), "driftctl")
     plan = planned(cluster, [app("shop")])

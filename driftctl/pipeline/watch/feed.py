@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
 from driftctl.core.planning.live import LiveState
 from driftctl.core.watch.changes import Place, place_of, worth_reconciling
 from driftctl.core.watch.own_writes import Key, OwnWrites
