@@ -50,10 +50,12 @@ OURS = "default"
 # Whose an object is: another driftctl instance's, or a person's (no labels at all), whose
 # Deployment is controlled by their WebApp or stands alone.
 owners = st.sampled_from(("other", "person", "person-bare-deployment"))
-foreign = st.lists(st.tuples(st.sampled_from(NAMES), owners), max_size=4, unique_by=lambda f: f[0])
+other_owners = st.lists(
+    st.tuples(st.sampled_from(NAMES), owners), max_size=4, unique_by=lambda f: f[0]
+)
 
 
-def place_foreign(cluster: ModelCluster, name: str, owner: str) -> None:
+def place_another_owners(cluster: ModelCluster, name: str, owner: str) -> None:
     """A WebApp and its Deployment that are not this instance's, under `name` (if free)."""
     if ObjectKey(c.KIND, "web", name) in cluster.objects:
         return
@@ -121,7 +123,7 @@ def planned(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> Plan:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(earlier=app_sets, others=foreign, changes=drifts, desired=app_sets)
+@given(earlier=app_sets, others=other_owners, changes=drifts, desired=app_sets)
 def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     earlier: list[WebApp],
     others: list[tuple[str, str]],
@@ -132,11 +134,11 @@ def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     before, now = Stamp(OURS, "1" * 40, SOURCE), Stamp(OURS, "2" * 40, SOURCE)
     earlier_run(cluster, earlier, before)
     for name, owner in others:
-        place_foreign(cluster, name, owner)
+        place_another_owners(cluster, name, owner)
     for what, name, number in changes:
         drift(cluster, what, name, number, before)
     declared = {app.name for app in desired}
-    foreign_keys = {
+    their_keys = {
         key_of(obj)
         for kind in (c.KIND, c.DEPLOYMENT_KIND)
         for obj in cluster.listed(kind)
@@ -144,21 +146,21 @@ def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     }
     adopted = {
         uid_of(cluster, key)
-        for key in foreign_keys
+        for key in their_keys
         if key.kind == c.KIND and key.name in declared and not labelled(cluster, key)
     }
     theirs = {  # what must stay as it is: all but the adopted WebApps and what they control
         key: copy.deepcopy(cluster.objects[key])
-        for key in foreign_keys
+        for key in their_keys
         if not {uid_of(cluster, key), *controllers(cluster, key)} & adopted
     }
 
     first = planned(cluster, desired, now)
     for action in first.actions:
         if isinstance(action, Prune | Cleanup | Replace):
-            assert action.key not in foreign_keys, (action.key.display, action.verb)
+            assert action.key not in their_keys, (action.key.display, action.verb)
             owned = getattr(action, "owned", ())
-            assert all(o.key not in foreign_keys for o in owned), action.key.display
+            assert all(o.key not in their_keys for o in owned), action.key.display
     for stage in first.stages:
         for chain in stage:
             for step in chain:

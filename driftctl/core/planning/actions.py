@@ -40,7 +40,7 @@ Patch = tuple[Operation, ...]  # RFC 6902, live -> result
 
 @dataclass(frozen=True)
 class FieldRemoval:
-    """Fields set outside Git, removed by a JSON Patch before the apply (core.planning.foreign).
+    """Fields set outside Git, removed by a JSON Patch before the apply (core.planning.outside_git).
 
     `patch` first tests the resourceVersion the plan was made from; `fields` are what it
     removes, as field paths.

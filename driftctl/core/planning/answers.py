@@ -1,7 +1,7 @@
 """The second step of a plan: the server's dry-run answers become exact actions.
 
 Pure. A candidate's apply answer, with its removal answer grafted on (the fields set
-outside Git, core.planning.foreign), is compared with the live object: equal content and
+outside Git, core.planning.outside_git), is compared with the live object: equal content and
 the same fields owned is unchanged, else an update with every field change, each saying
 why it changes (a field set outside Git, an ignored field Git changed, a fight).
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning import fights, foreign
+from driftctl.core.planning import fights
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -28,6 +28,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange, field_changes, managers_of, patch_between
 from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import Obj, ObjectKey
+from driftctl.core.planning.outside_git import with_removals
 
 RemovalAnswer = Obj | DryRunError
 
@@ -56,7 +57,7 @@ def decide(
     if not isinstance(answer, dict):
         message = answer.message if answer is not None else "no dry-run result was given"
         return _refused(candidate, f"removing fields set outside Git: {message}")
-    after = foreign.with_removals(after, answer, candidate.removal.fields)
+    after = with_removals(after, answer, candidate.removal.fields)
     return _update(candidate, candidate.live, after, manager)
 
 

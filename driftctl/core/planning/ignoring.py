@@ -129,7 +129,7 @@ def follow(manifest: Obj, live: Obj, ignored: Ignored, previous: Obj, manager: s
     for path, why in ignored:
         leaves = [leaf for leaf in fs.fieldset(manifest) if _related(leaf, path)]
         if not leaves:
-            continue  # Git does not declare it: core.planning.foreign keeps it
+            continue  # Git does not declare it: core.planning.outside_git keeps it
         git = nav.value_at(manifest, path)
         there = nav.value_at(shown, path)
         if not _same(git, nav.value_at(previous, path)):

@@ -44,7 +44,7 @@ whole desired set and the whole live state, so a prune that `apply` would refuse
 empty Git, more than --max-prune going) is refused one WebApp at a time too.
 
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
-(core.planning.ignoring) and its fields set outside Git found (core.planning.foreign);
+(core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
 those become a guarded removal that is dry-run beside the apply. Objects of another owner
 are conflicts (core.planning.owners); a change that corrects drift already corrected in
 earlier runs, by the same manager, is counted as a fight (core.planning.fights).
@@ -57,7 +57,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.planning import fights, foreign, ignoring, owners
+from driftctl.core.planning import fights, ignoring, owners
 from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.actions import (
     Action,
@@ -86,6 +86,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.planning.outside_git import OutsideGit, outside_git, removal_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
 from driftctl.core.planning.shards import owns
@@ -241,7 +242,7 @@ def _apply_slot(
 ) -> Slot:
     """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
     followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
-    outside = foreign.outside_git(live, followed.manifest, run.drift, run.manager, ignored)
+    outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
     removal = _removal(live, outside)
     check = needs_server_check(followed.manifest, live, run.manager)
     kept = followed.kept + outside.kept
@@ -254,11 +255,11 @@ def _apply_slot(
     return Candidate(key, followed.manifest, live, removal, check, notes)
 
 
-def _removal(live: Obj, outside: foreign.OutsideGit) -> FieldRemoval | None:
+def _removal(live: Obj, outside: OutsideGit) -> FieldRemoval | None:
     if not outside.removed:
         return None
     paths = tuple(each.path for each in outside.removed)
-    return FieldRemoval(paths, foreign.removal_patch(live, outside.removed))
+    return FieldRemoval(paths, removal_patch(live, outside.removed))
 
 
 def _selector(obj: Obj) -> object:
@@ -293,7 +294,7 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     conflict = owners.deployment_conflict(live, app.name, None, run.stamp.instance)
     if conflict is not None:
         return Conflict(key_of(manifest), conflict)
-    outside = foreign.outside_git(live, manifest, run.drift, run.manager)
+    outside = outside_git(live, manifest, run.drift, run.manager)
     removal = _removal(live, outside)
     after = overlay(live, manifest)
     for each in outside.removed:  # predicted locally, like the rest of this update
