@@ -11,7 +11,7 @@ The plan sequence is written here once:
    (core.planning.plan.prepare);
 4. the dry-runs of the candidates' applies, a later goal reusing the first goal's answers
    where it would send the same (core.planning.check.shared_answers);
-5. the dry-runs of their removals of fields set outside Git, each goal its own;
+5. the dry-runs of their reverts of fields set outside Git, each goal its own;
 6. the exact plans (core.planning.plan.finish).
 
 `plan` and `apply` (pipeline.batch) hand it one goal and fresh LISTs; saved plans
@@ -42,7 +42,7 @@ from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import WebApp
 from driftctl.errors import InvalidDesiredState
 from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
-from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_removals, no_tick
+from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
@@ -128,13 +128,13 @@ def make_plans(
     preparations = [_prepare(goal, live, cluster, shard) for goal in goals]
     only = asking.only(live) if asking.only is not None else None
     asked = [_asked(each, asking.for_apply, only) for each in preparations]
-    removing = [_asked(each, False, only) for each in preparations]
+    reverting = [_asked(each, False, only) for each in preparations]
     concurrency = cluster.concurrency if asking.concurrency is None else asking.concurrency
     answers = _dry_run_applies(kube, asked, manager, concurrency, tick)
-    removed = [dry_run_removals(kube, each, manager, concurrency) for each in removing]
+    reverted = [dry_run_reverts(kube, each, manager, concurrency) for each in reverting]
     plans = tuple(
-        finish(preparation, answered, removal, creates_answer=asking.for_apply)
-        for preparation, answered, removal in zip(preparations, answers, removed, strict=True)
+        finish(preparation, answered, revert, creates_answer=asking.for_apply)
+        for preparation, answered, revert in zip(preparations, answers, reverted, strict=True)
     )
     return Plans(plans, live)
 

@@ -97,8 +97,8 @@ def carry_out(cluster: ModelCluster, action: Action) -> None:
             cluster.delete(owned.key)
         if action.finalizer_patch and action.key in cluster.objects:
             cluster.patch(action.key, list(action.finalizer_patch))
-    if isinstance(action, Update) and action.removal is not None:
-        cluster.patch(action.key, list(action.removal.patch))
+    if isinstance(action, Update) and action.revert is not None:
+        cluster.patch(action.key, list(action.revert.patch))
     if isinstance(action, Create | Replace) or (isinstance(action, Update) and action.apply):
         manifest = action.manifest
         owner = action.owner if isinstance(action, Create | Update) else None

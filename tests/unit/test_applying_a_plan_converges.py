@@ -44,12 +44,12 @@ def plan(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> tuple[Pl
         for candidate in prep.candidates
         if candidate.apply
     }
-    removed: dict[ObjectKey, Any] = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.removal.patch), dry_run=True)
+    reverted: dict[ObjectKey, Any] = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
         for candidate in prep.candidates
-        if candidate.removal is not None
+        if candidate.revert is not None
     }
-    return finish(prep, results, removed), len(prep.candidates)
+    return finish(prep, results, reverted), len(prep.candidates)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -114,12 +114,12 @@ def planned(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> Plan:
         for candidate in prep.candidates
         if candidate.apply
     }
-    removed = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.removal.patch), dry_run=True)
+    reverted = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
         for candidate in prep.candidates
-        if candidate.removal is not None
+        if candidate.revert is not None
     }
-    return finish(prep, results, removed)
+    return finish(prep, results, reverted)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -39,8 +39,9 @@ Patch = tuple[Operation, ...]  # RFC 6902, live -> result
 
 
 @dataclass(frozen=True)
-class FieldRemoval:
-    """Fields set outside Git, removed by a JSON Patch before the apply (core.planning.outside_git).
+class FieldRevert:
+    """Fields set outside Git (core.planning.outside_git), reverted by a JSON Patch before
+    the apply.
 
     `patch` first tests the resourceVersion the plan was made from; `fields` are what it
     removes, as field paths.
@@ -83,7 +84,7 @@ class Create:
 class Update:
     """Apply `manifest` over a live object that differs from Git (or whose fields moved).
 
-    `removal`, when set, is sent first: it removes fields set outside Git. `apply` is False
+    `revert`, when set, is sent first: it removes fields set outside Git. `apply` is False
     when nothing else differs, and then no server-side apply is sent.
     """
 
@@ -93,7 +94,7 @@ class Update:
     patch: Patch
     changes: tuple[FieldChange, ...]
     owner: ObjectKey | None = None
-    removal: FieldRemoval | None = None
+    revert: FieldRevert | None = None
     apply: bool = True
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
@@ -258,12 +259,12 @@ class Notes:
 @dataclass(frozen=True)
 class Candidate:
     """An object the prefilter could not clear: send `manifest` as a dry-run apply (when
-    `apply`), and `removal` as a dry-run JSON Patch (when set)."""
+    `apply`), and `revert` as a dry-run JSON Patch (when set)."""
 
     key: ObjectKey
     manifest: Obj
     live: Obj | None
-    removal: FieldRemoval | None = None
+    revert: FieldRevert | None = None
     apply: bool = True
     notes: Notes = Notes()
 

@@ -1,4 +1,4 @@
-"""Fields set outside Git: which of them are drift, and the guarded patch that removes them.
+"""Fields set outside Git: which of them are drift, and the guarded patch that reverts them.
 
 Drift is every difference from Git, so a field Git does not declare is drift when a person
 set it: when an *override manager* (the kubectl family by default, `--override-manager`)
@@ -33,8 +33,8 @@ from driftctl.settings import Drift
 
 
 @dataclass(frozen=True)
-class Removed:
-    """A field set outside Git that apply removes, and the managers that set it."""
+class Reverted:
+    """A field set outside Git that apply reverts (removes), and the managers that set it."""
 
     path: fs.FieldPath
     managers: tuple[str, ...]
@@ -42,9 +42,9 @@ class Removed:
 
 @dataclass(frozen=True)
 class OutsideGit:
-    """What an object holds that Git does not declare: to remove, kept (ignored), theirs."""
+    """What an object holds that Git does not declare: to revert, kept (ignored), theirs."""
 
-    removed: tuple[Removed, ...] = ()
+    reverted: tuple[Reverted, ...] = ()
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
 
@@ -81,11 +81,11 @@ def outside_git(
     others = [e for e in entries if not _is_override(e, drift, manager) and not _ours(e, manager)]
     declared = fs.fieldset(applied)
     keep = _Owned.of(others).plus(declared)
-    removed, kept = [], []
+    reverted, kept = [], []
     for node in _top_free(live, _Owned.of(overrides).nodes, keep):
         why = _ignored_by(ignored, node)
         if why is None:
-            removed.append(Removed(node, _managers(overrides, node)))
+            reverted.append(Reverted(node, _managers(overrides, node)))
         else:
             kept.append(Kept(fs.display_path(node), why, _value(live, node)))
     foreign: tuple[Foreign, ...] = ()
@@ -95,7 +95,7 @@ def outside_git(
             Foreign(fs.display_path(node), _managers(others, node), _value(live, node))
             for node in _top_free(live, _Owned.of(others).nodes, blocked)
         )
-    return OutsideGit(tuple(removed), tuple(kept), foreign)
+    return OutsideGit(tuple(reverted), tuple(kept), foreign)
 
 
 @dataclass(frozen=True)
@@ -167,12 +167,12 @@ def _value(live: Obj, node: fs.FieldPath) -> object:
     return nav.value_at(normalize(live), node)[1]
 
 
-def removal_patch(live: Obj, removed: Iterable[Removed]) -> tuple[Operation, ...]:
-    """The JSON Patch that removes `removed` from `live`, guarded by its resourceVersion.
+def revert_patch(live: Obj, reverted: Iterable[Reverted]) -> tuple[Operation, ...]:
+    """The JSON Patch that removes `reverted` from `live`, guarded by its resourceVersion.
 
     Removals run from the last list index to the first, so no index moves under a later op.
     """
-    steps = [nav.locate(live, each.path) for each in removed]
+    steps = [nav.locate(live, each.path) for each in reverted]
     ordered = sorted((s for s in steps if s is not None), key=_order, reverse=True)
     if not ordered:
         return ()
@@ -185,11 +185,11 @@ def _order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int, str], ...]:
     return tuple((1, step, "") if isinstance(step, int) else (0, 0, step) for step in steps)
 
 
-def with_removals(after: Obj, removed_answer: Obj, removed: Iterable[fs.FieldPath]) -> Obj:
-    """`after` (the apply's answer) with each removed field as the removal's answer has it:
+def with_reverts(after: Obj, revert_answer: Obj, reverted: Iterable[fs.FieldPath]) -> Obj:
+    """`after` (the apply's answer) with each reverted field as the revert's answer has it:
     gone, or back as the server's default. The two touch different fields."""
     out = after
-    for path in removed:
-        present, value = nav.value_at(removed_answer, path)
+    for path in reverted:
+        present, value = nav.value_at(revert_answer, path)
         out = nav.with_value(out, path, present, value)
     return out

@@ -45,7 +45,7 @@ empty Git, more than --max-prune going) is refused one WebApp at a time too.
 
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
 (core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
-those become a guarded removal that is dry-run beside the apply. Objects of another owner
+those become a guarded revert that is dry-run beside the apply. Objects of another owner
 are conflicts (core.planning.owners); a change that corrects drift already corrected in
 earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 """
@@ -66,7 +66,7 @@ from driftctl.core.planning.actions import (
     Conflict,
     Create,
     DryRunResult,
-    FieldRemoval,
+    FieldRevert,
     Notes,
     Plan,
     Preparation,
@@ -78,7 +78,7 @@ from driftctl.core.planning.actions import (
     Update,
     WriteStatus,
 )
-from driftctl.core.planning.answers import RemovalAnswer, annotated, decide
+from driftctl.core.planning.answers import RevertAnswer, annotated, decide
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.guards import delete_body
@@ -86,7 +86,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
-from driftctl.core.planning.outside_git import OutsideGit, outside_git, removal_patch
+from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
 from driftctl.core.planning.shards import owns
@@ -243,23 +243,23 @@ def _apply_slot(
     """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
     followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
     outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
-    removal = _removal(live, outside)
+    revert = _revert(live, outside)
     check = needs_server_check(followed.manifest, live, run.manager)
     kept = followed.kept + outside.kept
     key = key_of(manifest)
-    if not check and removal is None:
+    if not check and revert is None:
         return Unchanged(key, kept=kept, foreign=outside.foreign)
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
     notes = Notes(kept, outside.foreign, followed.applied, corrections, reason)
-    return Candidate(key, followed.manifest, live, removal, check, notes)
+    return Candidate(key, followed.manifest, live, revert, check, notes)
 
 
-def _removal(live: Obj, outside: OutsideGit) -> FieldRemoval | None:
-    if not outside.removed:
+def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
+    if not outside.reverted:
         return None
-    paths = tuple(each.path for each in outside.removed)
-    return FieldRemoval(paths, removal_patch(live, outside.removed))
+    paths = tuple(each.path for each in outside.reverted)
+    return FieldRevert(paths, revert_patch(live, outside.reverted))
 
 
 def _selector(obj: Obj) -> object:
@@ -295,16 +295,16 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     if conflict is not None:
         return Conflict(key_of(manifest), conflict)
     outside = outside_git(live, manifest, run.drift, run.manager)
-    removal = _removal(live, outside)
+    revert = _revert(live, outside)
     after = overlay(live, manifest)
-    for each in outside.removed:  # predicted locally, like the rest of this update
+    for each in outside.reverted:  # predicted locally, like the rest of this update
         after = nav.without(after, each.path)
     patch = patch_between(live, after)
     changes = annotated(
-        field_changes(live, after, patch, run.manager), removal, Notes(), c.DEPLOYMENT_KIND
+        field_changes(live, after, patch, run.manager), revert, Notes(), c.DEPLOYMENT_KIND
     )
     return Update(
-        key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, removal=removal
+        key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, revert=revert
     )
 
 
@@ -316,18 +316,18 @@ def _create_locally(manifest: Obj, reason: str) -> Create:
 def finish(
     preparation: Preparation,
     results: Mapping[ObjectKey, DryRunResult],
-    removed: Mapping[ObjectKey, RemovalAnswer] | None = None,
+    reverted: Mapping[ObjectKey, RevertAnswer] | None = None,
     *,
     creates_answer: bool = False,
 ) -> Plan:
     """The exact plan, from the dry-run answers for every candidate (keyed by object): of
-    its apply, and of its removal of fields set outside Git when it has one.
+    its apply, and of its revert of fields set outside Git when it has one.
 
     `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
     create's own answer decides (module docstring).
     """
     actions = tuple(
-        decide(slot, results, removed or {}, preparation.manager, creates_answer=creates_answer)
+        decide(slot, results, reverted or {}, preparation.manager, creates_answer=creates_answer)
         if isinstance(slot, Candidate)
         else slot
         for slot in preparation.slots
