@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
-from driftctl.core.planning.live import LiveState, Place
+from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.errors import InvalidDesiredState
 from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
 from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
@@ -82,7 +82,7 @@ class Goal:
     def webapps(self) -> list[WebApp]:
         """The WebApps whose objects this goal plans (its focus, or all of them)."""
         apps = self.desired.webapps
-        return list(apps) if self.focus is None else [a for a in apps if a.key in self.focus]
+        return list(apps) if self.focus is None else [a for a in apps if a.place in self.focus]
 
 
 @dataclass(frozen=True)

@@ -198,7 +198,7 @@ class Applier:
 
     def _run_chain(self, chain: Chain) -> list[Report]:
         """One WebApp's steps in order, then its one Event."""
-        webapp = ObjectKey(c.KIND, *chain[0].key[1:])
+        webapp = ObjectKey(c.KIND, *chain[0].key.place)
         before = self._objects.get(webapp) or self._objects.get(chain[0].key)
         steps: list[Step] = list(chain)
         reports: list[Report] = []

@@ -16,6 +16,7 @@ from collections import Counter
 from driftctl.core.api import requests as r
 from driftctl.core.planning.notes import Note, summary_note
 from driftctl.core.planning.objects import Obj, key_of
+from driftctl.core.source.model import Place
 from driftctl.settings import MAX_EVENTS
 from driftctl.shell.kube import ApiError, Kube
 
@@ -35,13 +36,13 @@ class Recorder:
         self._kube, self._now = kube, now
         self._cap, self._run, self._revision = cap, run, revision
         self._lock = threading.Lock()
-        self._noted: set[tuple[str, str]] = set()
+        self._noted: set[Place] = set()
         self.left_out: Counter[str] = Counter()
         self.refused = 0
 
     def record(self, webapp: Obj, note: Note) -> None:
         """The Event of one WebApp, unless it has one in this run or the cap is reached."""
-        place = key_of(webapp)[1:]
+        place = key_of(webapp).place
         with self._lock:
             if place in self._noted:
                 return

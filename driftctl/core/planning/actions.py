@@ -34,6 +34,7 @@ from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.outcomes import Outcome
 from driftctl.core.planning.verbs import SUCCESS, Verb, meaning
+from driftctl.core.source.model import Place
 
 Patch = tuple[Operation, ...]  # RFC 6902, live -> result
 
@@ -321,12 +322,12 @@ class Plan:
         is gone before it is created); the chains inside a stage are independent.
         """
         removals = tuple((a,) for a in self.actions if isinstance(a, Prune | Cleanup))
-        chains: dict[tuple[str, str], list[Step]] = {}
+        chains: dict[Place, list[Step]] = {}
         for action in self.actions:
             if not isinstance(action, Prune | Cleanup):
-                chains.setdefault(action.key[1:], []).append(action)
+                chains.setdefault(action.key.place, []).append(action)
         for key in self.declared:
-            chains.setdefault(key[1:], []).append(WriteStatus(key))
+            chains.setdefault(key.place, []).append(WriteStatus(key))
         return removals, tuple(tuple(steps) for steps in chains.values())
 
     def count(self, verb: Verb) -> int:

@@ -52,16 +52,16 @@ def lookups(
     desired: Sequence[WebApp], live: LiveState, manager: str, shard: Shard = WHOLE
 ) -> Lookups:
     """The reads the plan of `desired` (this shard's part of it) needs besides `live`."""
-    desired = [app for app in desired if owns(shard, *app.key)]
+    desired = [app for app in desired if owns(shard, *app.place)]
     return Lookups(
-        Reach.of(app.namespace for app in desired if app.key not in live.webapps),
-        Reach.of(app.namespace for app in desired if app.key not in live.deployments),
+        Reach.of(app.namespace for app in desired if app.place not in live.webapps),
+        Reach.of(app.namespace for app in desired if app.place not in live.deployments),
         any(_replicas_moved(app, live, manager) for app in desired),
     )
 
 
 def _replicas_moved(app: WebApp, live: LiveState, manager: str) -> bool:
-    deployment = live.deployments.get(app.key)
+    deployment = live.deployments.get(app.place)
     if deployment is None:
         return False
     replicas = (deployment.get("spec") or {}).get("replicas")

@@ -90,7 +90,7 @@ from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_p
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
 from driftctl.core.planning.shards import owns
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
 Slot = Action | Candidate
@@ -116,14 +116,18 @@ def prepare(
     manager: str = c.FIELD_MANAGER,
     drift: Drift | None = None,
     shard: Shard = WHOLE,
-    focus: frozenset[tuple[str, str]] | None = None,
+    focus: frozenset[Place] | None = None,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
     the server; with `focus`, only for the WebApps at those places (module docstring)."""
     run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
     mine = sorted(
-        (app for app in desired if owns(shard, *app.key) and (focus is None or app.key in focus)),
-        key=lambda app: app.key,
+        (
+            app
+            for app in desired
+            if owns(shard, *app.place) and (focus is None or app.place in focus)
+        ),
+        key=lambda app: app.place,
     )
     view = live.within(shard)
     removals: list[Slot] = []
@@ -137,7 +141,7 @@ def prepare(
     pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
     conflicts = {slot.key for slot in applies if isinstance(slot, Conflict)}
     declared = tuple(
-        key for key in (ObjectKey(c.KIND, *app.key) for app in mine) if key not in conflicts
+        key for key in (ObjectKey(c.KIND, *app.place) for app in mine) if key not in conflicts
     )
     return Preparation(
         tuple(_ordered([*removals, *pruned]) + applies),
@@ -158,15 +162,15 @@ def _ordered(slots: list[Slot]) -> list[Slot]:
 def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], list[Slot]]:
     """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
     manifest = webapp_manifest(app, run.stamp)
-    live = state.webapps.get(app.key)
-    found = state.unowned_webapps.get(app.key) if live is None else None
+    live = state.webapps.get(app.place)
+    found = state.unowned_webapps.get(app.place) if live is None else None
     if found is not None:
         conflict = owners.webapp_conflict(found, run.stamp.instance)
         if conflict is not None:
-            theirs = f"its WebApp {c.object_ref(c.KIND, *app.key)} is another instance's"
+            theirs = f"its WebApp {c.object_ref(c.KIND, *app.place)} is another instance's"
             return [], [Conflict(key_of(manifest), conflict), Skip(_deployment_key(app), theirs)]
         live = found
-    live_dep = state.deployments.get(app.key) or state.unowned_deployments.get(app.key)
+    live_dep = state.deployments.get(app.place) or state.unowned_deployments.get(app.place)
     if live is None:
         return [], [
             Candidate(key_of(manifest), manifest, None),
@@ -218,7 +222,7 @@ def _deployment_slot(
     if not equal(_selector(live), _selector(manifest)):
         return _replace(manifest, live, run.policy, run.manager)
     rules = (*run.drift.ignore, *app.ignore)
-    scaler = state.autoscalers.get(app.key)
+    scaler = state.autoscalers.get(app.place)
     ignored = ignoring.ignored_fields(
         live, manifest, rules, run.drift, run.manager, autoscaler=scaler
     )

@@ -45,7 +45,7 @@ class SavedPlan:
 def base_of(live: LiveState, key: ObjectKey) -> Base | None:
     """The uid and resourceVersion of the live object `key`, or None when it is absent."""
     objects = live.webapps if key.kind == c.KIND else live.deployments
-    obj = objects.get((key.namespace, key.name))
+    obj = objects.get(key.place)
     if obj is None:
         return None
     meta = metadata(obj)
