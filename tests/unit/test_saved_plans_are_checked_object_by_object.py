@@ -23,7 +23,7 @@ from driftctl.core.planning.saved_plan import (
     PlanIdentity,
     SavedPlanError,
     parse_saved_plan,
-    reconcile,
+    recheck,
     refusal,
     saved_plan_json,
 )
@@ -86,7 +86,7 @@ def test_nothing_moved_means_every_saved_action_exactly() -> None:
     cluster, desired, plan = scenario()
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
 
-    assert reconcile(saved, planned(cluster, desired), state(cluster)) == saved.plan
+    assert recheck(saved, planned(cluster, desired), state(cluster)) == saved.plan
 
 
 def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another() -> None:
@@ -95,10 +95,10 @@ def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another
     # A field nobody plans (another tool's, not a person's) moves shop's Deployment: same
     # action, same patch.
     cluster.update(SHOP, "ops-tool", ("f:metadata", "f:annotations", "f:team"), "x")
-    moved_only = reconcile(saved, planned(cluster, desired), state(cluster))
+    moved_only = recheck(saved, planned(cluster, desired), state(cluster))
     # The cart created by someone else in the meantime: a create would be twice.
     cluster.apply(webapp_manifest(app("cart"), STAMP), "driftctl")
-    cart_exists = reconcile(saved, planned(cluster, desired), state(cluster))
+    cart_exists = recheck(saved, planned(cluster, desired), state(cluster))
 
     [shop] = [a for a in moved_only.actions if a.key == SHOP]
     assert isinstance(shop, Update)
@@ -122,7 +122,7 @@ def test_a_moved_object_with_the_same_verb_and_another_patch_is_refused() -> Non
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
     cluster.update(SHOP, "kubectl-scale", ("f:spec", "f:replicas"), 5)
 
-    result = reconcile(saved, planned(cluster, desired), state(cluster))
+    result = recheck(saved, planned(cluster, desired), state(cluster))
 
     [before] = [a for a in saved.plan.actions if a.key == SHOP]
     [after] = [a for a in result.actions if a.key == SHOP]
@@ -143,7 +143,7 @@ def test_an_unchanged_object_that_drifted_since_is_refused() -> None:
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
     cluster.update(SHOP, "kubectl-scale", ("f:spec", "f:replicas"), 5)
 
-    result = reconcile(saved, planned(cluster, [app("shop")]), state(cluster))
+    result = recheck(saved, planned(cluster, [app("shop")]), state(cluster))
 
     assert all(isinstance(a, Unchanged) for a in plan.actions)
     [refused] = [a for a in result.actions if isinstance(a, Refused)]
