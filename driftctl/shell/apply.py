@@ -14,7 +14,7 @@ resourceVersion the plan was made from). A conflict is another owner's object: i
 and nothing is sent. What to do
 with each object was decided by the plan, and what a refused create means for the rest
 of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
-makes at most one Event (core.planning.notes), sent by shell.events.
+makes at most one Event (core.planning.events), sent by shell.events.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from driftctl.core.planning.actions import (
     is_changing,
     outcome_of,
 )
+from driftctl.core.planning.events import Done, chain_event
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.notes import Done, chain_note
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.planning.plan import after_refusal
@@ -220,10 +220,10 @@ class Applier:
                 done.append((step, outcome))
                 reports.append(outcome)
             index += 1
-        note = chain_note(done)
+        event = chain_event(done)
         about = self._objects.get(webapp) or before
-        if note is not None and about:
-            self.events.record(about, note)
+        if event is not None and about:
+            self.events.record(about, event)
         self._forget(chain)
         return reports
 

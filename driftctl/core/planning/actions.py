@@ -242,17 +242,17 @@ def foreign_of(action: Action) -> tuple[Foreign, ...]:
 
 
 @dataclass(frozen=True)
-class Notes:
+class FieldNotes:
     """What the plan says of an object's fields besides their changes.
 
-    `kept` and `foreign` as in Update; `notes` are the reasons shown for changed fields
-    (an ignored field Git changed); `corrections` is the object's part of the WebApp's
+    `kept` and `foreign` as in Update; `change_notes` are the notes shown beside changed
+    fields (an ignored field Git changed); `corrections` is the object's part of the WebApp's
     record of corrections, for fights (core.planning.fights).
     """
 
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
-    notes: tuple[tuple[FieldPath, str], ...] = ()
+    change_notes: tuple[tuple[FieldPath, str], ...] = ()
     corrections: Mapping[str, Obj] = field(default_factory=dict)  # field -> status entry
     reason: str = ""  # said first, e.g. that a hand-made WebApp is adopted
 
@@ -267,7 +267,7 @@ class Candidate:
     live: Obj | None
     revert: FieldRevert | None = None
     apply: bool = True
-    notes: Notes = Notes()
+    notes: FieldNotes = FieldNotes()
 
 
 @dataclass(frozen=True)

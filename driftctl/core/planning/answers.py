@@ -19,8 +19,8 @@ from driftctl.core.planning.actions import (
     Create,
     DryRunError,
     DryRunResult,
+    FieldNotes,
     FieldRevert,
-    Notes,
     Refused,
     Unchanged,
     Update,
@@ -132,14 +132,14 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
 
 
 def annotated(
-    changes: Sequence[FieldChange], revert: FieldRevert | None, notes: Notes, kind: str
+    changes: Sequence[FieldChange], revert: FieldRevert | None, notes: FieldNotes, kind: str
 ) -> tuple[FieldChange, ...]:
     """Each change with why it happens (a field set outside Git, an ignored field Git
     changed) and, for a fight, how many runs in a row corrected it before."""
     reverted = revert.fields if revert is not None else ()
     out = []
     for change in changes:
-        note = next((why for path, why in notes.notes if _within(change.field, path)), "")
+        note = next((why for path, why in notes.change_notes if _within(change.field, path)), "")
         if any(_within(change.field, path) for path in reverted):
             verb = "added" if change.op == "remove" else "set"
             note = f"{verb} by {', '.join(change.managers) or 'another manager'}, not in Git"

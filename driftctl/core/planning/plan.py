@@ -66,8 +66,8 @@ from driftctl.core.planning.actions import (
     Conflict,
     Create,
     DryRunResult,
+    FieldNotes,
     FieldRevert,
-    Notes,
     Plan,
     Preparation,
     Refused,
@@ -255,7 +255,7 @@ def _apply_slot(
         return Unchanged(key, kept=kept, foreign=outside.foreign)
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
-    notes = Notes(kept, outside.foreign, followed.applied, corrections, reason)
+    notes = FieldNotes(kept, outside.foreign, followed.applied, corrections, reason)
     return Candidate(key, followed.manifest, live, revert, check, notes)
 
 
@@ -305,7 +305,7 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
         after = nav.without(after, each.path)
     patch = patch_between(live, after)
     changes = annotated(
-        field_changes(live, after, patch, run.manager), revert, Notes(), c.DEPLOYMENT_KIND
+        field_changes(live, after, patch, run.manager), revert, FieldNotes(), c.DEPLOYMENT_KIND
     )
     return Update(
         key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, revert=revert
