@@ -4,7 +4,7 @@ The plan sequence is written here once:
 
 1. the live state: this instance's LIST pages (of one shard), or a view already held in
    memory (watch's informers);
-2. what the plan needs beyond it, decided by core.planning.lookups and read by
+2. what the plan needs beyond it, decided by core.planning.extra_reads and read by
    shell.live_state.read_found: other owners' objects where Git declares a name the
    instance lacks, the autoscalers when replicas moved;
 3. per goal (a desired state and its policy), the stamp and the local decisions
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
+from driftctl.core.planning.extra_reads import extra_reads
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
@@ -117,13 +117,13 @@ def make_plans(
     """The plan of each goal against one reading of the cluster (module docstring).
 
     `live`: a view already held (watch's memory); None: this instance's LIST pages, of
-    `shard`. The lookups cover every goal at once, so a second goal reads nothing more.
+    `shard`. The extra reads cover every goal at once, so a second goal reads nothing more.
     """
     if live is None:
         live = read_live(kube, cluster.instance, tick=tick, namespaces=cluster.namespaces)
         live = live.within(shard)
     manager = cluster.field_manager
-    needed = lookups([app for goal in goals for app in goal.webapps], live, manager, shard)
+    needed = extra_reads([app for goal in goals for app in goal.webapps], live, manager, shard)
     live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
     preparations = [_prepare(goal, live, cluster, shard) for goal in goals]
     only = asking.only(live) if asking.only is not None else None
@@ -153,10 +153,10 @@ def make_plan(
     """The exact plan of one desired state (of one shard), from fresh LISTs: `plan`'s, and
     with `for_apply` the batch run's (apply, and watch's full passes)."""
     goal = Goal(desired, policy, drift or Drift())
-    made = make_plans(
+    planned = make_plans(
         kube, cluster, [goal], shard=shard, asking=Asking(for_apply=for_apply), tick=tick
     )
-    return made.plans[0], made.live
+    return planned.plans[0], planned.live
 
 
 def _prepare(goal: Goal, live: LiveState, cluster: Cluster, shard: Shard) -> Preparation:

@@ -270,6 +270,9 @@ class Candidate:
     notes: FieldNotes = FieldNotes()
 
 
+Entry = Action | Candidate  # one object's place in a Preparation: decided, or to dry-run
+
+
 @dataclass(frozen=True)
 class DryRunError:
     """The API server refused a dry-run (e.g. 422 Invalid); the message says why."""
@@ -284,7 +287,7 @@ DryRunResult = Obj | DryRunError | None  # None: the server created it and sent 
 class Preparation:
     """The plan so far: decided actions and candidates, in the order of the plan."""
 
-    slots: tuple[Action | Candidate, ...]
+    entries: tuple[Entry, ...]
     declared: tuple[ObjectKey, ...]
     refusals: tuple[str, ...]
     revision: str
@@ -293,12 +296,12 @@ class Preparation:
     @property
     def candidates(self) -> tuple[Candidate, ...]:
         """The objects to dry-run, each with the manifest to send."""
-        return tuple(slot for slot in self.slots if isinstance(slot, Candidate))
+        return tuple(entry for entry in self.entries if isinstance(entry, Candidate))
 
     @property
     def updates(self) -> tuple[Candidate, ...]:
         """The candidates that exist in the cluster: what apply dry-runs (see Create)."""
-        return tuple(slot for slot in self.candidates if slot.live is not None)
+        return tuple(each for each in self.candidates if each.live is not None)
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,13 @@ Read by shell.live_state (paged LISTs), indexed here by (namespace, name) for pa
 with the desired state. A sharded run narrows it to its own shard (`within`) before
 pairing, so nothing of another shard is ever planned, counted by a guard or pruned; the
 uids of the other shards' WebApps are kept, so a Deployment they own is not taken for an
-orphan. Pure: values and lookups only.
+orphan. Pure: values and indexes only.
 
 Besides the instance's own objects, a plan may need to know of objects that are not this
 instance's (`unowned_*`: found where Git declares a name the instance's LISTs lack, so a
 create is never a silent take-over) and which Deployments an autoscaler scales. What to
-read is decided by `lookups` from the two LISTs, so when nothing drifted nothing more is
-read.
+read is decided by core.planning.extra_reads from the two LISTs, so when nothing drifted
+nothing more is read.
 """
 
 from __future__ import annotations

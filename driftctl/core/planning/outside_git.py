@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.changes import Foreign, Kept, Operation
 from driftctl.core.planning.ignoring import Ignored
 from driftctl.core.planning.normalize import normalize
@@ -134,7 +134,9 @@ def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> li
     free = {
         node
         for node in nodes
-        if node[-1] not in _KEYED_MAPS and not blocking.blocks(node) and nav.locate(live, node)
+        if node[-1] not in _KEYED_MAPS
+        and not blocking.blocks(node)
+        and field_access.locate(live, node)
     }
     return sorted(node for node in free if not any(node[:n] in free for n in range(1, len(node))))
 
@@ -164,7 +166,7 @@ def _managers(entries: Iterable[Obj], node: fs.FieldPath) -> tuple[str, ...]:
 
 
 def _value(live: Obj, node: fs.FieldPath) -> object:
-    return nav.value_at(normalize(live), node)[1]
+    return field_access.value_at(normalize(live), node)[1]
 
 
 def revert_patch(live: Obj, reverted: Iterable[Reverted]) -> tuple[Operation, ...]:
@@ -172,13 +174,13 @@ def revert_patch(live: Obj, reverted: Iterable[Reverted]) -> tuple[Operation, ..
 
     Removals run from the last list index to the first, so no index moves under a later op.
     """
-    steps = [nav.locate(live, each.path) for each in reverted]
+    steps = [field_access.locate(live, each.path) for each in reverted]
     ordered = sorted((s for s in steps if s is not None), key=_order, reverse=True)
     if not ordered:
         return ()
     version = str(metadata(live).get("resourceVersion", ""))
     guard: Operation = {"op": "test", "path": "/metadata/resourceVersion", "value": version}
-    return (guard, *({"op": "remove", "path": nav.json_pointer(s)} for s in ordered))
+    return (guard, *({"op": "remove", "path": field_access.json_pointer(s)} for s in ordered))
 
 
 def _order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int, str], ...]:
@@ -190,6 +192,6 @@ def with_reverts(after: Obj, revert_answer: Obj, reverted: Iterable[fs.FieldPath
     gone, or back as the server's default. The two touch different fields."""
     out = after
     for path in reverted:
-        present, value = nav.value_at(revert_answer, path)
-        out = nav.with_value(out, path, present, value)
+        present, value = field_access.value_at(revert_answer, path)
+        out = field_access.with_value(out, path, present, value)
     return out

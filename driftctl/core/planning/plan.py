@@ -5,7 +5,7 @@
    does). It applies the finalizer table (core.planning.finalizers), the prune guards
    (core.planning.guards) and the local prefilter (core.planning.prefilter), and lists
    the candidates that need a server-side dry-run, each with the manifest to send.
-2. `finish` turns the dry-run answers into exact entries (core.planning.answers): a
+2. `finish` turns the dry-run answers into exact actions (core.planning.from_dry_runs): a
    candidate whose normalized dry-run result equals the normalized live object, with the
    same fields owned, is unchanged.
 
@@ -57,8 +57,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.planning import fights, ignoring, owners
-from driftctl.core.planning import navigate as nav
+from driftctl.core.planning import field_access, fights, ignoring, owners
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -66,6 +65,7 @@ from driftctl.core.planning.actions import (
     Conflict,
     Create,
     DryRunResult,
+    Entry,
     FieldNotes,
     FieldRevert,
     Plan,
@@ -78,9 +78,9 @@ from driftctl.core.planning.actions import (
     Update,
     WriteStatus,
 )
-from driftctl.core.planning.answers import RevertAnswer, annotated, decide
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
+from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
@@ -93,7 +93,6 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
-Slot = Action | Candidate
 ADOPTED = "adopted: made without an instance label, declared in Git"
 
 
@@ -130,8 +129,8 @@ def prepare(
         key=lambda app: app.place,
     )
     view = live.within(shard)
-    removals: list[Slot] = []
-    applies: list[Slot] = []
+    removals: list[Entry] = []
+    applies: list[Entry] = []
     for app in mine:
         before, during = _plan_app(app, view, run)
         removals += before
@@ -139,7 +138,7 @@ def prepare(
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
     pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
-    conflicts = {slot.key for slot in applies if isinstance(slot, Conflict)}
+    conflicts = {entry.key for entry in applies if isinstance(entry, Conflict)}
     declared = tuple(
         key for key in (ObjectKey(c.KIND, *app.place) for app in mine) if key not in conflicts
     )
@@ -152,14 +151,14 @@ def prepare(
     )
 
 
-def _ordered(slots: list[Slot]) -> list[Slot]:
+def _ordered(entries: list[Entry]) -> list[Entry]:
     # Deletions and pending cleanups by namespace/name, WebApps before orphaned Deployments.
     return sorted(
-        slots, key=lambda slot: (slot.key.namespace, slot.key.name, slot.key.kind != c.KIND)
+        entries, key=lambda entry: (entry.key.namespace, entry.key.name, entry.key.kind != c.KIND)
     )
 
 
-def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], list[Slot]]:
+def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Entry], list[Entry]]:
     """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
     manifest = webapp_manifest(app, run.stamp)
     live = state.webapps.get(app.place)
@@ -188,8 +187,8 @@ def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], lis
             Skip(_deployment_key(app), "its WebApp is being deleted"),
         ]
     return [], [
-        _webapp_slot(manifest, live, app, run, adopted=found is not None),
-        _deployment_slot(app, live, live_dep, state, run),
+        _webapp_entry(manifest, live, app, run, adopted=found is not None),
+        _deployment_entry(app, live, live_dep, state, run),
     ]
 
 
@@ -197,19 +196,19 @@ def _deployment_key(app: WebApp) -> ObjectKey:
     return ObjectKey(c.DEPLOYMENT_KIND, app.namespace, app.name)
 
 
-def _webapp_slot(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Slot:
+def _webapp_entry(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Entry:
     rules = (*run.drift.ignore, *app.ignore)
     ignored = ignoring.ignored_fields(live, manifest, rules, run.drift, run.manager)
     reason = ADOPTED if adopted else ""
     record = fights.record_of(live)
-    return _apply_slot(
+    return _apply_entry(
         manifest, live, run, ignored=ignored, previous=manifest, record=record, reason=reason
     )
 
 
-def _deployment_slot(
+def _deployment_entry(
     app: WebApp, owner: Obj, live: Obj | None, state: LiveState, run: _Run
-) -> Slot:
+) -> Entry:
     manifest = build_deployment(app, run.stamp.instance, uid(owner))
     key = key_of(manifest)
     if live is None:
@@ -231,10 +230,10 @@ def _deployment_slot(
         previous = ignoring.previous_declaration(owner, app, run.manager)
         before = build_deployment(previous, run.stamp.instance, uid(owner))
     record = fights.record_of(owner)
-    return _apply_slot(manifest, live, run, ignored=ignored, previous=before, record=record)
+    return _apply_entry(manifest, live, run, ignored=ignored, previous=before, record=record)
 
 
-def _apply_slot(
+def _apply_entry(
     manifest: Obj,
     live: Obj,
     run: _Run,
@@ -243,7 +242,7 @@ def _apply_slot(
     previous: Obj,
     record: fights.Record,
     reason: str = "",
-) -> Slot:
+) -> Entry:
     """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
     followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
     outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
@@ -302,7 +301,7 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     revert = _revert(live, outside)
     after = overlay(live, manifest)
     for each in outside.reverted:  # predicted locally, like the rest of this update
-        after = nav.without(after, each.path)
+        after = field_access.without(after, each.path)
     patch = patch_between(live, after)
     changes = annotated(
         field_changes(live, after, patch, run.manager), revert, FieldNotes(), c.DEPLOYMENT_KIND
@@ -331,10 +330,12 @@ def finish(
     create's own answer decides (module docstring).
     """
     actions = tuple(
-        decide(slot, results, reverted or {}, preparation.manager, creates_answer=creates_answer)
-        if isinstance(slot, Candidate)
-        else slot
-        for slot in preparation.slots
+        exact_action(
+            entry, results, reverted or {}, preparation.manager, creates_answer=creates_answer
+        )
+        if isinstance(entry, Candidate)
+        else entry
+        for entry in preparation.entries
     )
     return Plan(
         _without_refused_owners(actions),

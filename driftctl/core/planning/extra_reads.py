@@ -39,7 +39,7 @@ class Reach:
 
 
 @dataclass(frozen=True)
-class Lookups:
+class ExtraReads:
     """Where to list WebApps and Deployments that are not this instance's, and whether to
     list the autoscalers."""
 
@@ -48,12 +48,12 @@ class Lookups:
     autoscalers: bool = False
 
 
-def lookups(
+def extra_reads(
     desired: Sequence[WebApp], live: LiveState, manager: str, shard: Shard = WHOLE
-) -> Lookups:
+) -> ExtraReads:
     """The reads the plan of `desired` (this shard's part of it) needs besides `live`."""
     desired = [app for app in desired if owns(shard, *app.place)]
-    return Lookups(
+    return ExtraReads(
         Reach.of(app.namespace for app in desired if app.place not in live.webapps),
         Reach.of(app.namespace for app in desired if app.place not in live.deployments),
         any(_replicas_moved(app, live, manager) for app in desired),

@@ -33,7 +33,7 @@ from driftctl.core.planning.outside_git import with_reverts
 RevertAnswer = Obj | DryRunError
 
 
-def decide(
+def exact_action(
     candidate: Candidate,
     results: Mapping[ObjectKey, DryRunResult],
     reverted: Mapping[ObjectKey, RevertAnswer],
