@@ -12,7 +12,8 @@ instance lacks, and the autoscalers (within the target namespaces, when there ar
 Memory: most of a live object is its managedFields, and their field trees are the same in
 every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
 trees are kept once and shared (`_shared_field_trees`); nothing changes a live object, the
-core only reads it. It halved the live state of 10,000 WebApps (see README.md, Benchmarks).
+core only reads it. It halved the live state of 10,000 WebApps (Performance, in
+docs/development/benchmarks.md).
 """
 
 from __future__ import annotations
