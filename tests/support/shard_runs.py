@@ -57,13 +57,13 @@ def plan(
 
 def run(cluster: ModelCluster, desired: list[WebApp], shard: Shard) -> set[ObjectKey]:
     """Plan and carry out one shard; the objects it wrote."""
-    made, _ = plan(cluster, desired, shard)
-    for stage in made.stages:
+    planned, _ = plan(cluster, desired, shard)
+    for stage in planned.stages:
         for chain in stage:
             for step in chain:
                 if not isinstance(step, WriteStatus):
                     carry_out(cluster, step)
-    return {action.key for action in made.actions if is_changing(action)}
+    return {action.key for action in planned.actions if is_changing(action)}
 
 
 def converged(desired: list[WebApp]) -> ModelCluster:

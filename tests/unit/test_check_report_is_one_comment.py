@@ -266,12 +266,12 @@ def test_bad_check_flags_are_usage_errors(fail_on: str, max_bytes: int) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    made = Repo(tmp_path / "repo").write({"apps/web.yaml": webapp("web")})
-    made.commit("base")
-    made.git("checkout", "--quiet", "-b", "feature")
-    made.write({"apps/web.yaml": webapp("web", replicas=-1), "apps/x.yaml": "a: &x 1\n"})
-    made.commit("broken")
-    return made
+    repo = Repo(tmp_path / "repo").write({"apps/web.yaml": webapp("web")})
+    repo.commit("base")
+    repo.git("checkout", "--quiet", "-b", "feature")
+    repo.write({"apps/web.yaml": webapp("web", replicas=-1), "apps/x.yaml": "a: &x 1\n"})
+    repo.commit("broken")
+    return repo
 
 
 def test_an_invalid_head_is_reported_with_every_problem_and_exit_3(
