@@ -39,7 +39,7 @@ from driftctl.kube_formats import label_problem, label_value_problem, subdomain_
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
 MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values
-DEFAULT_CONCURRENCY = 8  # measured: cold apply of 1,000 WebApps, README.md (Benchmarks)
+DEFAULT_CONCURRENCY = 8  # measured: cold applies of 1,000 WebApps, docs/development/benchmarks.md
 MAX_EVENTS = 100  # default --max-events: everyday drift, bounded on a first run
 _MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
 

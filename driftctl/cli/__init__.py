@@ -11,7 +11,7 @@ This module only wires the commands (one module per command group, as pipeline/ 
 split) and maps errors to exit codes. Each command imports the pipeline, the shell and
 the renderers it uses when it runs, so that `driftctl --help` (and a usage error) costs
 click and the settings, not the Kubernetes client, GitPython and the planner: measured in
-README.md (Development).
+docs/development/index.md (Start-up).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sys
 import click
 
 from driftctl import __version__
+from driftctl.cli.batch import apply, plan, unlock
 from driftctl.cli.check import check
-from driftctl.cli.cluster import apply, plan, unlock
 from driftctl.cli.offline import crd, diff, validate
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState

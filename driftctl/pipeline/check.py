@@ -5,7 +5,7 @@ of the report, not an error), the change between them. With a cluster: its live 
 once (LIST pages), the plans at head and at base made against it, and each object of the
 head's plan put in its category (core.planning.check), both through the engine's plan
 sequence (pipeline.engine). Read-only: no lock, no write; the only requests are the LIST
-pages, the lookups of both sides at once, and the dry-runs of each side's candidates (a
+pages, the extra reads of both sides at once, and the dry-runs of each side's candidates (a
 base candidate that would send what the head's sends reuses its answer). Decides nothing.
 """
 

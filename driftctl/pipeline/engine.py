@@ -4,17 +4,17 @@ The plan sequence is written here once:
 
 1. the live state: this instance's LIST pages (of one shard), or a view already held in
    memory (watch's informers);
-2. what the plan needs beyond it, decided by core.planning.lookups and read by
+2. what the plan needs beyond it, decided by core.planning.extra_reads and read by
    shell.live_state.read_found: other owners' objects where Git declares a name the
    instance lacks, the autoscalers when replicas moved;
 3. per goal (a desired state and its policy), the stamp and the local decisions
    (core.planning.plan.prepare);
 4. the dry-runs of the candidates' applies, a later goal reusing the first goal's answers
    where it would send the same (core.planning.check.shared_answers);
-5. the dry-runs of their removals of fields set outside Git, each goal its own;
+5. the dry-runs of their reverts of fields set outside Git, each goal its own;
 6. the exact plans (core.planning.plan.finish).
 
-`plan` and `apply` (pipeline.cluster) hand it one goal and fresh LISTs; saved plans
+`plan` and `apply` (pipeline.batch) hand it one goal and fresh LISTs; saved plans
 (pipeline.saved_plan) ask only about the objects that moved; `check` hands it head and base
 against one reading; `watch` one WebApp (a focus) and its memory. Apply dry-runs only
 objects that exist: a create answers for itself. A plan is carried out by the applier of
@@ -29,20 +29,20 @@ import socket
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
-from driftctl.core.cluster.lease import LeaseRef
+from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
-from driftctl.core.planning.live import LiveState, Place
-from driftctl.core.planning.lookups import lookups
+from driftctl.core.planning.extra_reads import extra_reads
+from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.errors import InvalidDesiredState
 from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
-from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_removals, no_tick
+from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
@@ -82,7 +82,7 @@ class Goal:
     def webapps(self) -> list[WebApp]:
         """The WebApps whose objects this goal plans (its focus, or all of them)."""
         apps = self.desired.webapps
-        return list(apps) if self.focus is None else [a for a in apps if a.key in self.focus]
+        return list(apps) if self.focus is None else [a for a in apps if a.place in self.focus]
 
 
 @dataclass(frozen=True)
@@ -117,24 +117,24 @@ def make_plans(
     """The plan of each goal against one reading of the cluster (module docstring).
 
     `live`: a view already held (watch's memory); None: this instance's LIST pages, of
-    `shard`. The lookups cover every goal at once, so a second goal reads nothing more.
+    `shard`. The extra reads cover every goal at once, so a second goal reads nothing more.
     """
     if live is None:
         live = read_live(kube, cluster.instance, tick=tick, namespaces=cluster.namespaces)
         live = live.within(shard)
     manager = cluster.field_manager
-    needed = lookups([app for goal in goals for app in goal.webapps], live, manager, shard)
+    needed = extra_reads([app for goal in goals for app in goal.webapps], live, manager, shard)
     live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
     preparations = [_prepare(goal, live, cluster, shard) for goal in goals]
     only = asking.only(live) if asking.only is not None else None
     asked = [_asked(each, asking.for_apply, only) for each in preparations]
-    removing = [_asked(each, False, only) for each in preparations]
+    reverting = [_asked(each, False, only) for each in preparations]
     concurrency = cluster.concurrency if asking.concurrency is None else asking.concurrency
     answers = _dry_run_applies(kube, asked, manager, concurrency, tick)
-    removed = [dry_run_removals(kube, each, manager, concurrency) for each in removing]
+    reverted = [dry_run_reverts(kube, each, manager, concurrency) for each in reverting]
     plans = tuple(
-        finish(preparation, answered, removal, creates_answer=asking.for_apply)
-        for preparation, answered, removal in zip(preparations, answers, removed, strict=True)
+        finish(preparation, answered, revert, creates_answer=asking.for_apply)
+        for preparation, answered, revert in zip(preparations, answers, reverted, strict=True)
     )
     return Plans(plans, live)
 
@@ -153,10 +153,10 @@ def make_plan(
     """The exact plan of one desired state (of one shard), from fresh LISTs: `plan`'s, and
     with `for_apply` the batch run's (apply, and watch's full passes)."""
     goal = Goal(desired, policy, drift or Drift())
-    made = make_plans(
+    planned = make_plans(
         kube, cluster, [goal], shard=shard, asking=Asking(for_apply=for_apply), tick=tick
     )
-    return made.plans[0], made.live
+    return planned.plans[0], planned.live
 
 
 def _prepare(goal: Goal, live: LiveState, cluster: Cluster, shard: Shard) -> Preparation:

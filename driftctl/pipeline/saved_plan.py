@@ -3,8 +3,8 @@
 Applying reads the plan, refuses it as a whole when it was made for another instance,
 field manager, source or CRD (before any request), reads Git at the plan's commit, lists
 the live state, dry-runs only the objects that moved since the plan (the engine's plan
-sequence, pipeline.engine), and hands the core's reconciled plan to the applier
-(pipeline.cluster.apply). Decides nothing.
+sequence, pipeline.engine), and hands the core's rechecked plan to the applier
+(pipeline.batch.apply). Decides nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from driftctl.core.planning.saved_plan import (
     SavedPlanError,
     moved,
     parse_saved_plan,
-    reconcile,
+    recheck,
     refusal,
     saved_plan_json,
     unsavable,
@@ -96,4 +96,4 @@ def replan(
     goal = Goal(desired, saved.policy, saved.drift)
     asking = Asking(only=lambda live: moved(saved, live))
     fresh = make_plans(kube, cluster, [goal], shard=shard, asking=asking)
-    return reconcile(saved, fresh.plans[0], fresh.live), fresh.live
+    return recheck(saved, fresh.plans[0], fresh.live), fresh.live

@@ -162,7 +162,7 @@ def _fail_on(report: CheckReport) -> str:
 
 
 def check_json(report: CheckReport) -> str:
-    """The whole report as one JSON object (keys documented in the README)."""
+    """The whole report as one JSON object (keys documented in docs/reference/json-output.md)."""
     cluster = report.cluster
     document = {
         "version": JSON_VERSION,

@@ -1,7 +1,7 @@
 """The results of the Git-only commands, `validate` and `diff`, as text, JSON or Markdown.
 
 Text is for a person at a terminal (colour only when the caller's Style says so); JSON is
-for programs, with the keys documented in docs/desired-state.md and never renamed;
+for programs, with the keys documented in docs/reference/json-output.md and never renamed;
 Markdown is for a pull-request comment. Pure: returns strings, prints nothing.
 """
 
@@ -52,7 +52,7 @@ def validation_text(report: ValidationReport, style: Style) -> str:
 
 
 def validation_json(report: ValidationReport) -> str:
-    """The validation result as one JSON object (see docs/desired-state.md)."""
+    """The validation result as one JSON object (see docs/reference/json-output.md)."""
     document = {
         "version": JSON_VERSION,
         "valid": report.valid,
@@ -140,7 +140,7 @@ def _field_line(field: FieldChange, style: Style) -> str:
 
 
 def diff_json(report: DiffReport) -> str:
-    """The diff as one JSON object (see docs/desired-state.md)."""
+    """The diff as one JSON object (see docs/reference/json-output.md)."""
     diff = report.diff
     document = {
         "version": JSON_VERSION,

@@ -5,16 +5,16 @@ removals and pending cleanups, then one chain per WebApp. Chains of a stage go
 `concurrency` at a time, and each runs its steps in order: its WebApp, then its
 Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
 its status. Every object gets one outcome; a failure is recorded and the others go on,
-unless it ends the run (core.cluster.retry.ends_the_run: the retries gave up, the API
+unless it ends the run (core.api.retry.ends_the_run: the retries gave up, the API
 server is gone for the rest of the run's time): then no other chain starts and the error
 goes up, one line instead of a failure for each object left.
 SSA requests carry `force` and the field manager, never a resourceVersion. An update that
-removes fields set outside Git first sends the plan's guarded JSON Patch (it tests the
+reverts fields set outside Git first sends the plan's guarded JSON Patch (it tests the
 resourceVersion the plan was made from). A conflict is another owner's object: it fails,
 and nothing is sent. What to do
 with each object was decided by the plan, and what a refused create means for the rest
 of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
-makes at most one Event (core.planning.notes), sent by shell.events.
+makes at most one Event (core.planning.events), sent by shell.events.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from driftctl import conventions as c
-from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.retry import ends_the_run, is_object_refusal
+from driftctl.core.api import requests as r
+from driftctl.core.api.retry import ends_the_run, is_object_refusal
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -35,7 +35,7 @@ from driftctl.core.planning.actions import (
     Create,
     DryRunError,
     DryRunResult,
-    FieldRemoval,
+    FieldRevert,
     Plan,
     Prune,
     Quiet,
@@ -47,8 +47,8 @@ from driftctl.core.planning.actions import (
     is_changing,
     outcome_of,
 )
+from driftctl.core.planning.events import Done, chain_event
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.notes import Done, chain_note
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.planning.plan import after_refusal
@@ -114,15 +114,15 @@ def dry_run(
     return results
 
 
-def dry_run_removals(
+def dry_run_reverts(
     kube: Kube, candidates: Sequence[Candidate], manager: str, concurrency: int
 ) -> dict[ObjectKey, Obj | DryRunError]:
-    """The server's answer to a dry-run of each candidate's removal of fields set outside Git."""
+    """The server's answer to a dry-run of each candidate's revert of fields set outside Git."""
 
     def one(candidate: Candidate) -> Obj | DryRunError:
-        return _answer(kube, _removal_request(candidate.key, candidate.removal, manager, True))
+        return _answer(kube, _revert_request(candidate.key, candidate.revert, manager, True))
 
-    asked = [candidate for candidate in candidates if candidate.removal is not None]
+    asked = [candidate for candidate in candidates if candidate.revert is not None]
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
 
@@ -136,10 +136,10 @@ def _answer(kube: Kube, request: r.Request) -> Obj | DryRunError:
         return DryRunError(refused.short)
 
 
-def _removal_request(
-    key: ObjectKey, removal: FieldRemoval | None, manager: str, dry_run: bool = False
+def _revert_request(
+    key: ObjectKey, revert: FieldRevert | None, manager: str, dry_run: bool = False
 ) -> r.Request:
-    operations = removal.patch if removal is not None else ()
+    operations = revert.patch if revert is not None else ()
     kind = r.KINDS[key.kind]
     return r.json_patch(kind, key.namespace, key.name, operations, manager, dry_run=dry_run)
 
@@ -198,7 +198,7 @@ class Applier:
 
     def _run_chain(self, chain: Chain) -> list[Report]:
         """One WebApp's steps in order, then its one Event."""
-        webapp = ObjectKey(c.KIND, *chain[0].key[1:])
+        webapp = ObjectKey(c.KIND, *chain[0].key.place)
         before = self._objects.get(webapp) or self._objects.get(chain[0].key)
         steps: list[Step] = list(chain)
         reports: list[Report] = []
@@ -220,10 +220,10 @@ class Applier:
                 done.append((step, outcome))
                 reports.append(outcome)
             index += 1
-        note = chain_note(done)
+        event = chain_event(done)
         about = self._objects.get(webapp) or before
-        if note is not None and about:
-            self.events.record(about, note)
+        if event is not None and about:
+            self.events.record(about, event)
         self._forget(chain)
         return reports
 
@@ -282,10 +282,10 @@ class Applier:
                     action.key, Outcome.FAILED, f"its owner {owner_key.display} was not applied"
                 )
             manifest = bind_owner(manifest, uid(owner))
-        if isinstance(action, Update) and action.removal is not None:
-            removal = _removal_request(action.key, action.removal, self.manager)
+        if isinstance(action, Update) and action.revert is not None:
+            revert = _revert_request(action.key, action.revert, self.manager)
             try:
-                self._objects[action.key] = self.kube.send(removal)
+                self._objects[action.key] = self.kube.send(revert)
             except ApiError as failed:  # 422 when its test finds the object changed since
                 if ends_the_run(failed.status):
                     raise

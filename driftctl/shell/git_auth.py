@@ -65,8 +65,8 @@ def read_token_file(path: Path) -> str:
         reason = getattr(unreadable, "strerror", None) or "not UTF-8 text"
         raise SourceError(
             f"cannot read the Git token file {path} (--git-token-file): {reason}",
-            hint="in a cluster, create the Secret it is mounted from (README: Running it in "
-            "a cluster), or leave --git-token-file out for a public repository",
+            hint="in a cluster, create the Secret it is mounted from (docs/get-started/"
+            "cluster.md), or leave --git-token-file out for a public repository",
         ) from None
     if not token:
         raise SourceError(f"the Git token file {path} (--git-token-file) is empty")

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.retry import Backoff
-from driftctl.core.watch.changes import Place, place_of
+from driftctl.core.api import requests as r
+from driftctl.core.api.retry import Backoff
+from driftctl.core.source.model import Place
+from driftctl.core.watch.changes import place_of
 from driftctl.shell.kube import GONE, ApiError, Deadline, Kube
 
 Obj = dict[str, Any]

@@ -1,6 +1,6 @@
 """The only module that imports the Kubernetes client: connects, sends, retries.
 
-Requests arrive as values (core.cluster.requests) and leave through `Kube.send`, the single choke
+Requests arrive as values (core.api.requests) and leave through `Kube.send`, the single choke
 point: transient failures (connection errors, 429, 500/502/503/504) are retried here and
 nowhere else, with exponential backoff and jitter, within the run's deadline. urllib3's
 own retries are switched off so that no request is sent twice behind this loop's back.
@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftctl.core.cluster.requests import PAGE_SIZE, Kind, Request, list_page, read_page
-from driftctl.core.cluster.retry import (
+from driftctl.core.api.requests import PAGE_SIZE, Kind, Request, list_page, read_page
+from driftctl.core.api.retry import (
     CONNECTION_FAILED,
     Backoff,
     is_transient,

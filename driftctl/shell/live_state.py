@@ -5,14 +5,15 @@ API server encodes a page of WebApps, custom resources, several times slower tha
 Deployments; meanwhile the other kind's pages are read and parsed): cluster-wide, or, when
 the run is limited to some namespaces (`--target-namespaces`, for a namespace-scoped
 RBAC), two per namespace. No per-object GET: when nothing drifted, these pages are all a
-plan costs. What else a plan needs (core.planning.lookups decides) is read by
+plan costs. What else a plan needs (core.planning.extra_reads decides) is read by
 `read_found`: other owners' objects in the namespaces where Git declares a name the
 instance lacks, and the autoscalers (within the target namespaces, when there are some).
 
 Memory: most of a live object is its managedFields, and their field trees are the same in
 every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
 trees are kept once and shared (`_shared_field_trees`); nothing changes a live object, the
-core only reads it. It halved the live state of 10,000 WebApps (see README.md, Benchmarks).
+core only reads it. It halved the live state of 10,000 WebApps (Performance, in
+docs/development/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
+from driftctl.core.planning.extra_reads import ExtraReads, Reach
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import Lookups, Reach
 from driftctl.core.planning.objects import Obj
 from driftctl.errors import ClusterError
 from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
@@ -100,7 +101,7 @@ def _shared(tree: dict[str, Any], trees: dict[str, Any], depth: int) -> dict[str
 def read_found(
     kube: Kube,
     live: LiveState,
-    needed: Lookups,
+    needed: ExtraReads,
     instance: str,
     *,
     page_size: int = r.PAGE_SIZE,

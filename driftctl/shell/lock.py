@@ -1,6 +1,6 @@
 """The run lock: acquires, renews and releases this instance's Lease.
 
-Decisions come from core.cluster.lease; this module only reads and writes the Lease. While a
+Decisions come from core.api.lease; this module only reads and writes the Lease. While a
 run holds the lock, a daemon thread renews it on the lock's `Term` (every 10 s, again every
 2 s after a failure, each try bounded by the time left before the renew deadline). `lost`
 turns true, and the run stops before its next write, when a renewal is refused (someone ran
@@ -20,9 +20,9 @@ from types import TracebackType
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.cluster import lease as decide
-from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.lease import LeaseRef
+from driftctl.core.api import lease as decide
+from driftctl.core.api import requests as r
+from driftctl.core.api.lease import LeaseRef
 from driftctl.errors import LockHeld
 from driftctl.kube_formats import api_micro_time
 from driftctl.shell.kube import ApiError, Kube

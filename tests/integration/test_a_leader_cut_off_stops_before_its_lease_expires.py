@@ -13,7 +13,7 @@ import datetime
 from pathlib import Path
 
 from driftctl import conventions as c
-from driftctl.core.cluster.lease import LeaseRef, Standing, Step, Term, decide
+from driftctl.core.api.lease import LeaseRef, Standing, Step, Term, decide
 from driftctl.shell.kube import Deadline, Kube, connect
 from driftctl.shell.lock import RunLock
 from tests.support.faultproxy import Fault, FaultProxy, Reset

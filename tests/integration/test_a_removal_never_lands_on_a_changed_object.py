@@ -29,7 +29,7 @@ def test_an_object_changed_since_the_plan_keeps_its_fields_and_fails(
     kube = open_cluster(cluster, lambda line: None)
     plan, live = make_plan(kube, load_desired(source, os.environ), cluster, Policy())
     [update] = [action for action in plan.actions if isinstance(action, Update)]
-    assert update.removal is not None
+    assert update.revert is not None
 
     harness.kubectl("annotate", "deployment/shop", "moved=on", "-n", harness.namespace)
     now = datetime.datetime.now(datetime.UTC)

@@ -12,6 +12,7 @@ from collections import Counter
 
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import Outcome
+from driftctl.core.source.model import Place
 from driftctl.pipeline.engine import holder_identity, lease_of, open_cluster
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch import Setup
@@ -70,9 +71,9 @@ def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
     quiet(harness)  # other tests' namespaces, deleted, would count
     try:
         before = request_counts(control_plane)
-        untouched = worker.one((harness.namespace, "docs"))
+        untouched = worker.one(Place(harness.namespace, "docs"))
         between = request_counts(control_plane)
-        corrected = worker.one((harness.namespace, "shop"))
+        corrected = worker.one(Place(harness.namespace, "shop"))
         after = request_counts(control_plane)
     finally:
         lock.release()

@@ -14,7 +14,7 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.support.builders import foreign_selector_deployment, webapp, webapps_yaml
+from tests.support.builders import other_selector_deployment, webapp, webapps_yaml
 from tests.support.control_plane import delta, quiet, request_counts
 from tests.support.harness import Harness
 from tests.support.markdown import well_formed
@@ -182,7 +182,7 @@ def test_a_replacement_and_a_blocked_replace(harness: Harness) -> None:
     owner = harness.get("webapp", "shop")
     assert owner is not None
     harness.kubectl("delete", "deployment/shop", "-n", harness.namespace)
-    harness.apply_as_admin(foreign_selector_deployment(harness, owner["metadata"]["uid"]))
+    harness.apply_as_admin(other_selector_deployment(harness, owner["metadata"]["uid"]))
     harness.repo.git("branch", "feature")
 
     recreate = json.loads(check(harness, "--recreate", "-o", "json").out)

@@ -7,7 +7,7 @@ Deployment is deleted and created again with the selector driftctl builds.
 from __future__ import annotations
 
 from driftctl import conventions as c
-from tests.support.builders import foreign_selector_deployment
+from tests.support.builders import other_selector_deployment
 from tests.support.harness import Harness
 
 
@@ -19,7 +19,7 @@ def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(
     owner = harness.get("webapp", "shop")
     assert owner is not None
     harness.kubectl("delete", "deployment/shop", "-n", harness.namespace)
-    harness.apply_as_admin(foreign_selector_deployment(harness, owner["metadata"]["uid"]))
+    harness.apply_as_admin(other_selector_deployment(harness, owner["metadata"]["uid"]))
     old = harness.get("deployment", "shop")
     assert old is not None
 

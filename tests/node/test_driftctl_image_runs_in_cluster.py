@@ -17,7 +17,7 @@ from image.oci import read_image
 from tests.support.builders import webapp
 from tests.support.gitrepos import Repo
 from tests.support.kustomize import account
-from tests.support.node import Cluster, wait_for
+from tests.support.node import NodeCluster, wait_for
 from tests.support.node_fixtures import require_root
 from tests.support.paths import ROOT
 
@@ -26,7 +26,7 @@ NAMESPACE = "driftctl-system"  # cronjob/'s
 
 
 def driftctl_pod(
-    cluster: Cluster, name: str, image: str, args: list[str], repo: Path | None = None
+    cluster: NodeCluster, name: str, image: str, args: list[str], repo: Path | None = None
 ) -> dict[str, Any]:
     """A hostNetwork Pod running `driftctl ARGS` like the CronJob's container."""
     env = [{"name": k, "value": v} for k, v in cluster.node.host_network_environment().items()]
@@ -69,13 +69,13 @@ def driftctl_pod(
     }
 
 
-def install_rbac(cluster: Cluster) -> None:
+def install_rbac(cluster: NodeCluster) -> None:
     """The ServiceAccount and RBAC of cronjob/, as the node's overlay has them (its namespace
     allows hostNetwork Pods)."""
     cluster.apply(*account(cluster.plane.bin_dir / "kubectl", NODE_OVERLAY))
 
 
-def finished(cluster: Cluster, name: str) -> dict[str, Any]:
+def finished(cluster: NodeCluster, name: str) -> dict[str, Any]:
     """The terminated state of the Pod's container, once it has one."""
     pod = cluster.get("pod", name, "-n", NAMESPACE)
     statuses = pod["status"].get("containerStatuses") or [{}]
@@ -84,7 +84,7 @@ def finished(cluster: Cluster, name: str) -> dict[str, Any]:
 
 
 def test_driftctl_version_runs_to_completion_in_a_pod(
-    cluster: Cluster, driftctl_image_name: str
+    cluster: NodeCluster, driftctl_image_name: str
 ) -> None:
     install_rbac(cluster)
     cluster.apply(driftctl_pod(cluster, "version", driftctl_image_name, ["--version"]))
@@ -96,7 +96,7 @@ def test_driftctl_version_runs_to_completion_in_a_pod(
 
 
 def test_driftctl_plan_in_a_pod_reads_the_cluster_with_its_service_account(
-    cluster: Cluster, driftctl_image_name: str, tmp_path: Path
+    cluster: NodeCluster, driftctl_image_name: str, tmp_path: Path
 ) -> None:
     install_rbac(cluster)
     repo = Repo(tmp_path / "repo")

@@ -26,7 +26,7 @@ import pytest
 from tests.support.builders import webapp
 from tests.support.gitrepos import Repo, http_git_server
 from tests.support.kustomize import NAMESPACE, Obj, named, render, write_overlay
-from tests.support.node import Cluster, wait_for
+from tests.support.node import NodeCluster, wait_for
 from tests.support.paths import ROOT
 
 NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
@@ -55,7 +55,7 @@ def git_server(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
         yield f"{base}/webapps.git", seen
 
 
-def machine_overlay(folder: Path, cluster: Cluster, repo_url: str) -> Path:
+def machine_overlay(folder: Path, cluster: NodeCluster, repo_url: str) -> Path:
     """The node's overlay, plus what only this run knows: the API server's port, the URL."""
     environment = [
         {"name": name, "value": value}
@@ -84,7 +84,7 @@ def machine_overlay(folder: Path, cluster: Cluster, repo_url: str) -> Path:
     return write_overlay(folder, [NODE_OVERLAY], patches=patches)
 
 
-def install(cluster: Cluster, documents: list[Obj], token_file: Path) -> None:
+def install(cluster: NodeCluster, documents: list[Obj], token_file: Path) -> None:
     """Everything but the CronJob, then the Git Secret, then the CronJob: it may fire at
     once, and its Pod must find the Secret."""
     cluster.apply(*[d for d in documents if d["kind"] != "CronJob"])
@@ -95,12 +95,12 @@ def install(cluster: Cluster, documents: list[Obj], token_file: Path) -> None:
     cluster.apply(named(documents, "CronJob", "driftctl"))
 
 
-def jobs(cluster: Cluster) -> list[Obj]:
+def jobs(cluster: NodeCluster) -> list[Obj]:
     items: list[Obj] = cluster.get("jobs", "-n", NAMESPACE)["items"]
     return items
 
 
-def scheduled_job(cluster: Cluster) -> Obj | None:
+def scheduled_job(cluster: NodeCluster) -> Obj | None:
     """A Job the CronJob controller made on the schedule (not one made by hand)."""
     for job in jobs(cluster):
         owners = job["metadata"].get("ownerReferences", [])
@@ -110,7 +110,7 @@ def scheduled_job(cluster: Cluster) -> Obj | None:
     return None
 
 
-def finished(cluster: Cluster, name: str) -> Obj | None:
+def finished(cluster: NodeCluster, name: str) -> Obj | None:
     """The Job once it is Complete or Failed."""
     job = cluster.get("job", name, "-n", NAMESPACE)
     conditions = job.get("status", {}).get("conditions", [])
@@ -127,20 +127,20 @@ def condition(job: Obj) -> str:
     return str(done)
 
 
-def pod_of(cluster: Cluster, job: str) -> Obj:
+def pod_of(cluster: NodeCluster, job: str) -> Obj:
     pods: list[Obj] = cluster.get("pods", "-n", NAMESPACE, "-l", f"job-name={job}")["items"]
     [pod] = pods
     return pod
 
 
-def log_of(cluster: Cluster, job: str) -> list[dict[str, Any]]:
+def log_of(cluster: NodeCluster, job: str) -> list[dict[str, Any]]:
     """The Job's Pod's log: JSON lines (DRIFTCTL_LOG_FORMAT=json in the settings)."""
     printed = cluster.run("logs", f"job/{job}", "-n", NAMESPACE)
     lines: list[dict[str, Any]] = [json.loads(line) for line in printed.splitlines()]
     return lines
 
 
-def run_by_hand(cluster: Cluster, name: str) -> Obj:
+def run_by_hand(cluster: NodeCluster, name: str) -> Obj:
     """A Job from the CronJob's jobTemplate, run to its end."""
     cluster.run("create", "job", name, "--from=cronjob/driftctl", "-n", NAMESPACE)
     job: Obj = wait_for(f"Job {name} to end", lambda: finished(cluster, name))
@@ -157,7 +157,7 @@ def seconds(job: Obj) -> float:
     return (parsed(completed) - parsed(created)).total_seconds()
 
 
-def written_versions(cluster: Cluster) -> dict[str, str]:
+def written_versions(cluster: NodeCluster) -> dict[str, str]:
     """What a write by driftctl would change: each WebApp's resourceVersion, and each
     Deployment's generation (its status moves with its Pods, its generation only with a
     write to its spec)."""
@@ -170,19 +170,19 @@ def written_versions(cluster: Cluster) -> dict[str, str]:
     }
 
 
-def webapp_statuses(cluster: Cluster) -> dict[str, Obj]:
+def webapp_statuses(cluster: NodeCluster) -> dict[str, Obj]:
     items: list[Obj] = cluster.get("webapps", "-n", APPS_NAMESPACE)["items"]
     return {item["metadata"]["name"]: item.get("status", {}) for item in items}
 
 
-def without_list_on_deployments(cluster: Cluster) -> None:
+def without_list_on_deployments(cluster: NodeCluster) -> None:
     role = cluster.get("clusterrole", "driftctl")
     [rule] = [rule for rule in role["rules"] if rule["resources"] == ["deployments"]]
     rule["verbs"].remove("list")
     cluster.run("replace", "-f", "-", stdin=json.dumps(role))
 
 
-def first_scheduled_run(cluster: Cluster) -> Obj:
+def first_scheduled_run(cluster: NodeCluster) -> Obj:
     """The Job the schedule makes, run to its end; the CronJob is suspended once it fired,
     so that the Jobs made by hand afterwards are the only ones."""
     fired = wait_for("the schedule to fire", lambda: scheduled_job(cluster), FIRST_RUN_SECONDS)
@@ -192,7 +192,7 @@ def first_scheduled_run(cluster: Cluster) -> Obj:
     return job
 
 
-def assert_it_ran_in_cluster_and_converged(cluster: Cluster, job: Obj, image: str) -> None:
+def assert_it_ran_in_cluster_and_converged(cluster: NodeCluster, job: Obj, image: str) -> None:
     """The Pod ran the image as the ServiceAccount with its projected token, and applied."""
     name = job["metadata"]["name"]
     pod, logged = pod_of(cluster, name), log_of(cluster, name)
@@ -208,7 +208,7 @@ def assert_it_ran_in_cluster_and_converged(cluster: Cluster, job: Obj, image: st
     assert summary["outcomes"]["created"] == 2 * len(APPS)
 
 
-def assert_the_webapps_pods_run(cluster: Cluster) -> None:
+def assert_the_webapps_pods_run(cluster: NodeCluster) -> None:
     for app in APPS:
         cluster.run("rollout", "status", f"deployment/{app}", "-n", APPS_NAMESPACE, "--timeout=90s")
     pods = cluster.get("pods", "-n", APPS_NAMESPACE)["items"]
@@ -216,7 +216,7 @@ def assert_the_webapps_pods_run(cluster: Cluster) -> None:
     assert {p["spec"]["nodeName"] for p in pods} == {cluster.node.name}
 
 
-def assert_the_status_follows_the_pods(cluster: Cluster) -> None:
+def assert_the_status_follows_the_pods(cluster: NodeCluster) -> None:
     job = run_by_hand(cluster, "driftctl-status")
     logged = log_of(cluster, "driftctl-status")
     assert condition(job) == "Complete", logged
@@ -230,7 +230,7 @@ def assert_the_status_follows_the_pods(cluster: Cluster) -> None:
     assert {(line["name"], line["ready"]) for line in written} == {(app, True) for app in APPS}
 
 
-def assert_a_missing_permission_stops_the_run_with_exit_4(cluster: Cluster) -> None:
+def assert_a_missing_permission_stops_the_run_with_exit_4(cluster: NodeCluster) -> None:
     versions = written_versions(cluster)
     without_list_on_deployments(cluster)
     job = run_by_hand(cluster, "driftctl-forbidden")
@@ -250,7 +250,10 @@ def assert_a_missing_permission_stops_the_run_with_exit_4(cluster: Cluster) -> N
 
 
 def test_the_cronjob_converges_the_cluster_from_git_and_stops_with_exit_4_without_a_permission(
-    cluster: Cluster, driftctl_image_name: str, git_server: tuple[str, list[str]], tmp_path: Path
+    cluster: NodeCluster,
+    driftctl_image_name: str,
+    git_server: tuple[str, list[str]],
+    tmp_path: Path,
 ) -> None:
     repo_url, seen = git_server
     token_file = tmp_path / "token"

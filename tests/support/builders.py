@@ -7,7 +7,7 @@
 - `live_webapp`, `live_deployment`: the same captures with readable uids (`uid-<name>`),
   so that a test can say which WebApp controls a Deployment;
 - `status_webapp`, `status_deployment`: only what a WebApp's status is made from;
-- `foreign_selector_deployment`: a Deployment driftctl would never build (its selector).
+- `other_selector_deployment`: a Deployment driftctl would never build (its selector).
 
 A builder takes what its callers vary and nothing more; an object built for one module's
 subject alone (a finalizer table, a watch event, a prune guard) stays in that module.
@@ -139,7 +139,7 @@ def status_deployment(
     return {"kind": "Deployment", "metadata": {"generation": 2}, "status": status}
 
 
-def foreign_selector_deployment(harness: Harness, owner_uid: str) -> Obj:
+def other_selector_deployment(harness: Harness, owner_uid: str) -> Obj:
     """A Deployment with this instance's labels but a selector driftctl would not build."""
     labels = {"app": "shop-legacy"}
     return {

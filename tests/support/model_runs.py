@@ -1,4 +1,4 @@
-"""Runs of the pure core on the model of server-side apply (ssa_model.Cluster), as the
+"""Runs of the pure core on the model of server-side apply (ssa_model.ModelCluster), as the
 property tests drive them: up to four WebApps drawn by Hypothesis, what an earlier run
 left, drift made behind driftctl's back, and what the shell does for one action; and the
 identity a saved plan of such a run carries.
@@ -27,7 +27,7 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.saved_plan import CrdIdentity, PlanIdentity
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 NAMES = ("shop", "blog", "wiki", "cart")
 SOURCE = "https://git.example.org/team/apps.git#apps"
@@ -55,7 +55,7 @@ drifts = st.lists(
 )
 
 
-def earlier_run(cluster: Cluster, earlier: Sequence[WebApp], stamp: Stamp) -> Cluster:
+def earlier_run(cluster: ModelCluster, earlier: Sequence[WebApp], stamp: Stamp) -> ModelCluster:
     """What an earlier driftctl run left: each WebApp and its Deployment, applied; the
     cluster."""
     for app in earlier:
@@ -66,7 +66,7 @@ def earlier_run(cluster: Cluster, earlier: Sequence[WebApp], stamp: Stamp) -> Cl
     return cluster
 
 
-def drift(cluster: Cluster, what: str, name: str, number: int, stamp: Stamp) -> None:
+def drift(cluster: ModelCluster, what: str, name: str, number: int, stamp: Stamp) -> None:
     """Someone changes the cluster behind driftctl's back."""
     webapp, dep = ObjectKey(c.KIND, "web", name), ObjectKey(c.DEPLOYMENT_KIND, "web", name)
     if what == "scale" and dep in cluster.objects:
@@ -88,7 +88,7 @@ def drift(cluster: Cluster, what: str, name: str, number: int, stamp: Stamp) -> 
         cluster.apply(manifest, c.FIELD_MANAGER)
 
 
-def carry_out(cluster: Cluster, action: Action) -> None:
+def carry_out(cluster: ModelCluster, action: Action) -> None:
     """What the shell does for one action."""
     if isinstance(action, Prune | Replace):
         cluster.delete(action.key)
@@ -97,8 +97,8 @@ def carry_out(cluster: Cluster, action: Action) -> None:
             cluster.delete(owned.key)
         if action.finalizer_patch and action.key in cluster.objects:
             cluster.patch(action.key, list(action.finalizer_patch))
-    if isinstance(action, Update) and action.removal is not None:
-        cluster.patch(action.key, list(action.removal.patch))
+    if isinstance(action, Update) and action.revert is not None:
+        cluster.patch(action.key, list(action.revert.patch))
     if isinstance(action, Create | Replace) or (isinstance(action, Update) and action.apply):
         manifest = action.manifest
         owner = action.owner if isinstance(action, Create | Update) else None

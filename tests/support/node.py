@@ -18,7 +18,7 @@ from tests.controlplane import launcher, leftovers
 WAIT_SECONDS = 90.0
 
 
-class Cluster:
+class NodeCluster:
     """One control plane with a node, driven with kubectl as admin."""
 
     def __init__(self, plane: launcher.ControlPlane) -> None:

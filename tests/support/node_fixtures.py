@@ -22,7 +22,7 @@ import pytest
 
 from image.build import driftctl_image
 from tests.controlplane import launcher, testimages
-from tests.support.node import Cluster
+from tests.support.node import NodeCluster
 from tests.support.paths import CRD_FILE
 
 
@@ -65,9 +65,9 @@ def node_plane() -> Iterator[launcher.ControlPlane]:
 
 
 @pytest.fixture(scope="module")
-def cluster(node_plane: launcher.ControlPlane) -> Cluster:
+def cluster(node_plane: launcher.ControlPlane) -> NodeCluster:
     """kubectl as admin on the node's control plane."""
-    return Cluster(node_plane)
+    return NodeCluster(node_plane)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Runs of one shard on the model of server-side apply (ssa_model.Cluster): eight WebApps
+"""Runs of one shard on the model of server-side apply (ssa_model.ModelCluster): eight WebApps
 whose shards are pinned, drawn by Hypothesis, drift behind driftctl's back, one shard's
 plan (and the dry-runs it needed), carried out, and a cluster one unsharded run converged.
 The drift itself is model_runs.drift.
@@ -17,7 +17,7 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy, Shard
 from tests.support.model_runs import SOURCE, carry_out
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 # With three shards: shop, blog, docs -> 0; wiki, cart, api, mail -> 1; chat -> 2.
 # With four: blog, api and mail move to shard 3; the others stay.
@@ -43,7 +43,7 @@ drifts = st.lists(
 
 
 def plan(
-    cluster: Cluster, desired: list[WebApp], shard: Shard, policy: Policy = POLICY
+    cluster: ModelCluster, desired: list[WebApp], shard: Shard, policy: Policy = POLICY
 ) -> tuple[Plan, int]:
     """One shard's plan against the cluster, and how many dry-runs it needed."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
@@ -55,19 +55,19 @@ def plan(
     return finish(prep, results), len(prep.candidates)
 
 
-def run(cluster: Cluster, desired: list[WebApp], shard: Shard) -> set[ObjectKey]:
+def run(cluster: ModelCluster, desired: list[WebApp], shard: Shard) -> set[ObjectKey]:
     """Plan and carry out one shard; the objects it wrote."""
-    made, _ = plan(cluster, desired, shard)
-    for stage in made.stages:
+    planned, _ = plan(cluster, desired, shard)
+    for stage in planned.stages:
         for chain in stage:
             for step in chain:
                 if not isinstance(step, WriteStatus):
                     carry_out(cluster, step)
-    return {action.key for action in made.actions if is_changing(action)}
+    return {action.key for action in planned.actions if is_changing(action)}
 
 
-def converged(desired: list[WebApp]) -> Cluster:
+def converged(desired: list[WebApp]) -> ModelCluster:
     """A cluster where one unsharded run applied `desired`."""
-    cluster = Cluster()
+    cluster = ModelCluster()
     run(cluster, desired, Shard())
     return cluster

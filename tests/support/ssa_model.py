@@ -18,7 +18,7 @@ import jsonpatch
 
 from driftctl import conventions as c
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning.navigate import locate
+from driftctl.core.planning.field_access import locate
 from driftctl.core.planning.objects import ObjectKey, key_of
 
 Obj = dict[str, Any]
@@ -112,7 +112,7 @@ def _child(node: Any, element: str) -> Any:
 
 
 @dataclass
-class Cluster:
+class ModelCluster:
     """Live objects by key, with uids and resourceVersions handed out in order."""
 
     objects: dict[ObjectKey, Obj] = field(default_factory=dict)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.controlplane import launcher, leftovers, testimages
 from tests.controlplane.processes import alive, descendants
-from tests.support.node import Cluster, wait_for
+from tests.support.node import NodeCluster, wait_for
 from tests.support.node_fixtures import require_root
 from tests.support.paths import ROOT
 
@@ -49,7 +49,7 @@ def outside(folder: Path) -> dict[str, object]:
 
 def run_a_pod(plane: launcher.ControlPlane) -> None:
     launcher.import_image(plane, testimages.hello_image(1))
-    cluster = Cluster(plane)
+    cluster = NodeCluster(plane)
     cluster.run("run", "hello", f"--image={testimages.hello_image_name(1)}")
     wait_for(
         "the Pod Running",
@@ -75,7 +75,7 @@ def test_start_node_runs_pods_and_stop_leaves_no_process_mount_or_file_behind(
     shims = leftovers.shims(plane.node.layout.socket)
     containers = descendants(shims)
     # Stop while the kubelet tears the Pod down: a half-removed Pod must not stay behind.
-    Cluster(plane).run("delete", "pod", "hello", "--wait=false")
+    NodeCluster(plane).run("delete", "pod", "hello", "--wait=false")
     stopped = launch("stop", "--dir", str(folder))
 
     assert (up.returncode, up.stdout.strip()) == (

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from tests.controlplane.testimages import HELLO_PORT, hello_image_name, hello_page
-from tests.support.node import Cluster, fetch_from_pod, wait_for
+from tests.support.node import NodeCluster, fetch_from_pod, wait_for
 
 pytestmark = pytest.mark.node
 
 
 @pytest.fixture
-def namespace(cluster: Cluster) -> Iterator[str]:
+def namespace(cluster: NodeCluster) -> Iterator[str]:
     name = f"node-{secrets.token_hex(3)}"
     cluster.run("create", "namespace", name)
     yield name
@@ -55,7 +55,7 @@ def hello_deployment(namespace: str, version: int, replicas: int = 2) -> dict[st
     }
 
 
-def serving_pods(cluster: Cluster, namespace: str) -> list[dict[str, Any]]:
+def serving_pods(cluster: NodeCluster, namespace: str) -> list[dict[str, Any]]:
     """Running Pods of the Deployment that are not being deleted."""
     pods = cluster.get("pods", "-n", namespace, "-l", "app=hello")["items"]
     return [
@@ -65,20 +65,20 @@ def serving_pods(cluster: Cluster, namespace: str) -> list[dict[str, Any]]:
     ]
 
 
-def pods_of_only(cluster: Cluster, namespace: str, version: int) -> list[dict[str, Any]]:
+def pods_of_only(cluster: NodeCluster, namespace: str, version: int) -> list[dict[str, Any]]:
     """The serving Pods, once every one of them runs `hello:<version>` (else [])."""
     pods = serving_pods(cluster, namespace)
     images = {pod["spec"]["containers"][0]["image"] for pod in pods}
     return pods if images == {hello_image_name(version)} else []
 
 
-def roll_out(cluster: Cluster, namespace: str, version: int) -> None:
+def roll_out(cluster: NodeCluster, namespace: str, version: int) -> None:
     cluster.apply(hello_deployment(namespace, version))
     cluster.run("rollout", "status", "-n", namespace, "deployment/hello", "--timeout=90s")
 
 
 def test_a_deployment_rolls_out_and_its_pods_serve_their_page_on_the_bridge(
-    cluster: Cluster, namespace: str
+    cluster: NodeCluster, namespace: str
 ) -> None:
     roll_out(cluster, namespace, 1)
 
@@ -92,7 +92,7 @@ def test_a_deployment_rolls_out_and_its_pods_serve_their_page_on_the_bridge(
 
 
 def test_a_new_image_replaces_every_pod_with_one_serving_the_new_version(
-    cluster: Cluster, namespace: str
+    cluster: NodeCluster, namespace: str
 ) -> None:
     roll_out(cluster, namespace, 1)
     roll_out(cluster, namespace, 2)
@@ -103,7 +103,7 @@ def test_a_new_image_replaces_every_pod_with_one_serving_the_new_version(
     assert {fetch_from_pod(pod["status"]["podIP"], HELLO_PORT) for pod in pods} == {hello_page(2)}
 
 
-def pull_failure(cluster: Cluster, namespace: str, pod: str) -> str:
+def pull_failure(cluster: NodeCluster, namespace: str, pod: str) -> str:
     events = cluster.get("events", "-n", namespace, f"--field-selector=involvedObject.name={pod}")
     failures = [
         event["message"]
@@ -122,7 +122,7 @@ def pull_failure(cluster: Cluster, namespace: str, pod: str) -> str:
     ],
 )
 def test_an_image_that_was_not_imported_fails_at_once_on_the_loopback_mirror(
-    cluster: Cluster, namespace: str, image: str
+    cluster: NodeCluster, namespace: str, image: str
 ) -> None:
     cluster.apply(
         {

@@ -32,10 +32,10 @@ from tests.support.model_runs import (
     drifts,
     earlier_run,
 )
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 
-def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, int]:
+def plan(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, int]:
     """Plan against the cluster, dry-running every candidate there; also count the dry-runs."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     prep = prepare(desired, live, stamp, POLICY)
@@ -44,12 +44,12 @@ def plan(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> tuple[Plan, i
         for candidate in prep.candidates
         if candidate.apply
     }
-    removed: dict[ObjectKey, Any] = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.removal.patch), dry_run=True)
+    reverted: dict[ObjectKey, Any] = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
         for candidate in prep.candidates
-        if candidate.removal is not None
+        if candidate.revert is not None
     }
-    return finish(prep, results, removed), len(prep.candidates)
+    return finish(prep, results, reverted), len(prep.candidates)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,7 +60,7 @@ def test_planning_after_applying_a_plan_finds_nothing_to_do(
     desired: list[WebApp],
     next_commit: bool,
 ) -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     before, now = Stamp("default", "1" * 40, SOURCE), Stamp("default", "2" * 40, SOURCE)
     earlier_run(cluster, earlier, before)
     for what, name, number in changes:
@@ -82,7 +82,7 @@ def test_planning_after_applying_a_plan_finds_nothing_to_do(
 
 
 def test_the_model_records_apply_ownership_like_the_captured_objects() -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     app = WebApp("shop", "web", WebAppSpec("nginx:1.27", 3))
     applied: dict[str, Any] = cluster.apply(
         webapp_manifest(app, Stamp("default", "1" * 40, SOURCE)), c.FIELD_MANAGER

@@ -40,7 +40,7 @@ from tests.support.clirun import run_driftctl
 from tests.support.gitrepos import Repo
 from tests.support.markdown import well_formed
 from tests.support.model_runs import earlier_run
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 GOLDEN = Path(__file__).parent / "golden" / "check-pull-request.md"
 SOURCE = "https://git.example.org/team/apps.git#apps"
@@ -70,7 +70,7 @@ def revision(sha: str) -> Revision:
     return Revision(sha, False, SOURCE, sha, 1)
 
 
-def checked(base: list[WebApp], head: list[WebApp], cluster: Cluster) -> ClusterCheck:
+def checked(base: list[WebApp], head: list[WebApp], cluster: ModelCluster) -> ClusterCheck:
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     at_head = prepare(head, live, Stamp("default", HEAD_SHA, SOURCE))
     at_base = prepare(base, live, Stamp("default", BASE_SHA, SOURCE))
@@ -85,7 +85,7 @@ def checked(base: list[WebApp], head: list[WebApp], cluster: Cluster) -> Cluster
 def pull_request(fail_on: frozenset[str] = frozenset({"invalid"})) -> CheckReport:
     """main applied; a person scaled blog's Deployment; the pull request changes shop,
     removes docs and adds cart (with a token in an annotation)."""
-    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(ModelCluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     cluster.update(
         ObjectKey("Deployment", "demo", "blog"), "kubectl-scale", ("f:spec", "f:replicas"), 4
     )
@@ -127,7 +127,7 @@ def test_each_object_gets_its_category_against_the_plan_at_base() -> None:
 
 
 def test_a_field_both_sides_change_alike_is_drift_inside_a_change() -> None:
-    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(ModelCluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     shop = ObjectKey("Deployment", "demo", "shop")
     cluster.update(shop, "kubectl-scale", ("f:spec", "f:replicas"), 9)
     head = [
@@ -145,7 +145,7 @@ def test_a_field_both_sides_change_alike_is_drift_inside_a_change() -> None:
 
 
 def test_the_base_reuses_the_heads_dry_run_when_it_would_ask_the_same() -> None:
-    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(ModelCluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     cluster.update(
         ObjectKey("Deployment", "demo", "blog"), "kubectl-scale", ("f:spec", "f:replicas"), 4
     )
@@ -196,7 +196,7 @@ def big_pull_request() -> CheckReport:
         app("old-2", namespace="demo"),
     ]
     head = [app(f"app-{i:03d}", "nginx:1.28", namespace="demo") for i in range(120)]
-    cluster = earlier_run(Cluster(), base, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(ModelCluster(), base, Stamp("default", BASE_SHA, SOURCE))
     diff = diff_commits(base, head)
     return CheckReport(
         Side("main", revision(BASE_SHA)),
@@ -233,7 +233,7 @@ def test_a_report_over_budget_keeps_its_summary_and_prunes_and_stays_well_formed
 
 
 def test_nothing_to_report_is_one_line() -> None:
-    cluster = earlier_run(Cluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
+    cluster = earlier_run(ModelCluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
     diff = diff_commits(BASE, BASE)
     report = CheckReport(
         Side("main", revision(BASE_SHA)),
@@ -266,12 +266,12 @@ def test_bad_check_flags_are_usage_errors(fail_on: str, max_bytes: int) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    made = Repo(tmp_path / "repo").write({"apps/web.yaml": webapp("web")})
-    made.commit("base")
-    made.git("checkout", "--quiet", "-b", "feature")
-    made.write({"apps/web.yaml": webapp("web", replicas=-1), "apps/x.yaml": "a: &x 1\n"})
-    made.commit("broken")
-    return made
+    repo = Repo(tmp_path / "repo").write({"apps/web.yaml": webapp("web")})
+    repo.commit("base")
+    repo.git("checkout", "--quiet", "-b", "feature")
+    repo.write({"apps/web.yaml": webapp("web", replicas=-1), "apps/x.yaml": "a: &x 1\n"})
+    repo.commit("broken")
+    return repo
 
 
 def test_an_invalid_head_is_reported_with_every_problem_and_exit_3(

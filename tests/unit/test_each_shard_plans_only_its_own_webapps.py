@@ -35,11 +35,11 @@ from tests.support.shard_runs import (
     plan,
     run,
 )
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 
-def changes(made: Plan) -> list[tuple[str, Verb]]:
-    return [(action.key.display, action.verb) for action in made.actions if is_changing(action)]
+def changes(planned: Plan) -> list[tuple[str, Verb]]:
+    return [(action.key.display, action.verb) for action in planned.actions if is_changing(action)]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -75,13 +75,13 @@ def test_every_shard_in_turn_ends_where_one_unsharded_run_ends(
 def test_changing_the_shard_count_moves_webapps_without_a_write_or_a_dry_run(
     desired: list[WebApp], before: int, after: int
 ) -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     for index in range(before):
         run(cluster, desired, Shard(index, before))
 
     for index in range(after):
-        made, dry_runs = plan(cluster, desired, Shard(index, after))
-        assert changes(made) == []
+        planned, dry_runs = plan(cluster, desired, Shard(index, after))
+        assert changes(planned) == []
         assert dry_runs == 0
 
 
@@ -101,10 +101,10 @@ def test_a_shard_never_plans_another_shards_webapps() -> None:
     cluster = converged([app(name) for name in NAMES])
     shard = Shard(2, 3)  # chat alone
 
-    made, _ = plan(cluster, [app(name, replicas=2) for name in NAMES], shard)
+    planned, _ = plan(cluster, [app(name, replicas=2) for name in NAMES], shard)
 
-    assert {action.key.name for action in made.actions} == {"chat"}
-    assert made.declared == (ObjectKey(c.KIND, "web", "chat"),)
+    assert {action.key.name for action in planned.actions} == {"chat"}
+    assert planned.declared == (ObjectKey(c.KIND, "web", "chat"),)
 
 
 def test_max_prune_counts_the_shards_managed_webapps() -> None:
@@ -141,7 +141,7 @@ def _deployment_of(owner: dict[str, Any], name: str) -> dict[str, Any]:
 
 def test_a_deployment_owned_by_another_shards_webapp_is_not_an_orphan() -> None:
     # A Deployment named chat (shard 2 of 3) owned by the WebApp shop (shard 0).
-    cluster = Cluster()
+    cluster = ModelCluster()
     shop = cluster.apply(webapp_manifest(app("shop"), STAMP), c.FIELD_MANAGER)
     cluster.apply(_deployment_of(shop, "chat"), c.FIELD_MANAGER)
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))

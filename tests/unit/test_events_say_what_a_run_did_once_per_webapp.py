@@ -18,7 +18,7 @@ from driftctl.core.planning.actions import (
     Update,
 )
 from driftctl.core.planning.changes import FieldChange
-from driftctl.core.planning.notes import Note, chain_note, summary_note
+from driftctl.core.planning.events import Event, chain_event, summary_event
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.render.progress import progress_line
@@ -36,14 +36,14 @@ def done(*pairs: tuple[Action, Outcome, str]) -> list[tuple[Action, ObjectOutcom
 
 
 @pytest.mark.parametrize(
-    ("chain", "note"),
+    ("chain", "event"),
     [
         pytest.param(
             done(
                 (Create(APP, "", {}, ()), Outcome.CREATED, ""),
                 (Create(DEP, "", {}, (), owner=APP), Outcome.CREATED, ""),
             ),
-            Note(
+            Event(
                 "Created",
                 "WebApp/web/shop created by driftctl; Deployment/web/shop created by driftctl",
             ),
@@ -54,7 +54,7 @@ def done(*pairs: tuple[Action, Outcome, str]) -> list[tuple[Action, ObjectOutcom
                 (Unchanged(APP), Outcome.UNCHANGED, ""),
                 (Update(DEP, "", {}, (), (REPLICAS,)), Outcome.CONFIGURED, ""),
             ),
-            Note("Updated", "Deployment/web/shop updated by driftctl (spec.replicas)"),
+            Event("Updated", "Deployment/web/shop updated by driftctl (spec.replicas)"),
             id="an-update-names-its-fields",
         ),
         pytest.param(
@@ -65,7 +65,7 @@ def done(*pairs: tuple[Action, Outcome, str]) -> list[tuple[Action, ObjectOutcom
                     "",
                 ),
             ),
-            Note(
+            Event(
                 "Pruned",
                 "WebApp/web/shop pruned by driftctl (not declared in Git), "
                 "Deployment/web/shop deleted",
@@ -77,7 +77,7 @@ def done(*pairs: tuple[Action, Outcome, str]) -> list[tuple[Action, ObjectOutcom
                 (Create(APP, "", {}, ()), Outcome.CREATED, ""),
                 (Create(DEP, "", {}, (), owner=APP), Outcome.FAILED, "422 Invalid: bad"),
             ),
-            Note("ApplyFailed", "Deployment/web/shop: 422 Invalid: bad", warning=True),
+            Event("ApplyFailed", "Deployment/web/shop: 422 Invalid: bad", warning=True),
             id="a-failure-is-the-event-of-its-chain",
         ),
         pytest.param(
@@ -88,15 +88,15 @@ def done(*pairs: tuple[Action, Outcome, str]) -> list[tuple[Action, ObjectOutcom
     ],
 )
 def test_a_chain_makes_at_most_one_event(
-    chain: list[tuple[Action, ObjectOutcome]], note: Note | None
+    chain: list[tuple[Action, ObjectOutcome]], event: Event | None
 ) -> None:
-    assert chain_note(chain) == note
+    assert chain_event(chain) == event
 
 
 def test_the_summary_event_counts_what_the_cap_left_out_by_reason() -> None:
-    note = summary_note(Counter({"Created": 9_890, "Updated": 10}), 100, "a" * 40)
+    event = summary_event(Counter({"Created": 9_890, "Updated": 10}), 100, "a" * 40)
 
-    assert note == Note(
+    assert event == Event(
         "EventsLimited",
         "9900 more WebApp Events of this run (at aaaaaaaaaaaa) were not recorded, beyond "
         "--max-events 100: 9890 Created, 10 Updated",

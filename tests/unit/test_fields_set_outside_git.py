@@ -9,8 +9,8 @@ from typing import Any
 import jsonpatch
 import pytest
 
-from driftctl.core.planning import foreign
 from driftctl.core.planning.manifests import build_deployment
+from driftctl.core.planning.outside_git import outside_git, revert_patch, with_reverts
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Drift
 from tests.support.goldens import load_object
@@ -81,20 +81,20 @@ MODE_BY_SET = entry(
 def test_a_list_made_outside_git_is_removed_whole_naming_every_manager() -> None:
     live = live_with(ENV_BY_PATCH, MODE_BY_SET, change=add_env)
 
-    found = foreign.outside_git(live, MANIFEST, Drift(), "driftctl")
+    found = outside_git(live, MANIFEST, Drift(), "driftctl")
 
-    [removed] = found.removed
-    assert removed.path == (*CONTAINERS, APP_ITEM, "f:env")
-    assert removed.managers == ("kubectl-patch", "kubectl-set")
+    [reverted] = found.reverted
+    assert reverted.path == (*CONTAINERS, APP_ITEM, "f:env")
+    assert reverted.managers == ("kubectl-patch", "kubectl-set")
 
 
 def test_an_item_another_manager_owns_stays_and_only_the_persons_item_goes() -> None:
     controller = entry("env-injector", MODE_BY_SET["fieldsV1"])
     live = live_with(ENV_BY_PATCH, controller, change=add_env)
 
-    [removed] = foreign.outside_git(live, MANIFEST, Drift(), "driftctl").removed
+    [reverted] = outside_git(live, MANIFEST, Drift(), "driftctl").reverted
 
-    assert removed.path == (*CONTAINERS, APP_ITEM, "f:env", 'k:{"name":"DEBUG"}')
+    assert reverted.path == (*CONTAINERS, APP_ITEM, "f:env", 'k:{"name":"DEBUG"}')
 
 
 def test_labels_are_removed_key_by_key_even_when_the_person_made_the_map() -> None:
@@ -106,9 +106,9 @@ def test_labels_are_removed_key_by_key_even_when_the_person_made_the_map() -> No
     )
     live = live_with(by_annotate, change=label)
 
-    [removed] = foreign.outside_git(live, MANIFEST, Drift(), "driftctl").removed
+    [reverted] = outside_git(live, MANIFEST, Drift(), "driftctl").reverted
 
-    assert removed.path == ("f:metadata", "f:annotations", "f:team")
+    assert reverted.path == ("f:metadata", "f:annotations", "f:team")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_labels_are_removed_key_by_key_even_when_the_person_made_the_map() -> No
 def test_fields_of_managers_that_are_not_override_managers_are_theirs(drift: Drift) -> None:
     live = live_with(ENV_BY_PATCH, change=add_env)
 
-    assert foreign.outside_git(live, MANIFEST, drift, "driftctl").removed == ()
+    assert outside_git(live, MANIFEST, drift, "driftctl").reverted == ()
 
 
 def test_a_field_git_declares_is_not_outside_git_whoever_set_it() -> None:
@@ -130,16 +130,16 @@ def test_a_field_git_declares_is_not_outside_git_whoever_set_it() -> None:
         {"f:spec": {"f:template": {"f:spec": {"f:containers": {APP_ITEM: {"f:image": {}}}}}}},
     )
 
-    assert foreign.outside_git(live_with(image), MANIFEST, Drift(), "driftctl").removed == ()
+    assert outside_git(live_with(image), MANIFEST, Drift(), "driftctl").reverted == ()
 
 
 def test_an_ignored_field_outside_git_is_kept_with_the_reason() -> None:
     live = live_with(ENV_BY_PATCH, MODE_BY_SET, change=add_env)
     ignored = (((*CONTAINERS, APP_ITEM, "f:env"), "ignored by --ignore Deployment:/x"),)
 
-    found = foreign.outside_git(live, MANIFEST, Drift(), "driftctl", ignored)
+    found = outside_git(live, MANIFEST, Drift(), "driftctl", ignored)
 
-    assert found.removed == ()
+    assert found.reverted == ()
     [kept] = found.kept
     assert (kept.path, kept.reason, kept.git) == (
         "spec.template.spec.containers[name=app].env",
@@ -155,8 +155,8 @@ def test_show_foreign_lists_other_managers_fields_and_nothing_else() -> None:
     ops = entry("ops-bot", {"f:metadata": {"f:annotations": {"f:owner": {}}}})
     live = live_with(ops, change=annotate)
 
-    quiet = foreign.outside_git(live, MANIFEST, Drift(), "driftctl")
-    shown = foreign.outside_git(live, MANIFEST, Drift(show_foreign=True), "driftctl")
+    quiet = outside_git(live, MANIFEST, Drift(), "driftctl")
+    shown = outside_git(live, MANIFEST, Drift(show_foreign=True), "driftctl")
 
     assert quiet.foreign == ()
     assert [(f.path, f.managers, f.value) for f in shown.foreign] == [
@@ -164,7 +164,7 @@ def test_show_foreign_lists_other_managers_fields_and_nothing_else() -> None:
     ]
 
 
-def test_the_removal_patch_tests_the_version_and_removes_later_indexes_first() -> None:
+def test_the_revert_patch_tests_the_version_and_removes_later_indexes_first() -> None:
     def two_containers(obj: dict[str, Any]) -> None:
         containers = obj["spec"]["template"]["spec"]["containers"]
         containers.insert(0, {"name": "debug", "image": "busybox"})
@@ -186,8 +186,8 @@ def test_the_removal_patch_tests_the_version_and_removes_later_indexes_first() -
     )
     live = live_with(ENV_BY_PATCH, sidecar, change=two_containers)
 
-    found = foreign.outside_git(live, MANIFEST, Drift(), "driftctl")
-    patch = foreign.removal_patch(live, found.removed)
+    found = outside_git(live, MANIFEST, Drift(), "driftctl")
+    patch = revert_patch(live, found.reverted)
 
     assert patch == (
         {
@@ -203,7 +203,7 @@ def test_the_removal_patch_tests_the_version_and_removes_later_indexes_first() -
     assert (app["name"], "env" in app) == ("app", False)
 
 
-def test_a_removed_field_the_server_defaults_again_is_taken_from_the_removals_answer() -> None:
+def test_a_removed_field_the_server_defaults_again_is_taken_from_the_reverts_answer() -> None:
     live = load_object({"$ref": "deployment-shop.json"})
     path = ("f:spec", "f:revisionHistoryLimit")
     applied = copy.deepcopy(live)
@@ -211,6 +211,6 @@ def test_a_removed_field_the_server_defaults_again_is_taken_from_the_removals_an
     answered = copy.deepcopy(live)
     answered["spec"]["revisionHistoryLimit"] = 10
 
-    after = foreign.with_removals(applied, answered, [path])
+    after = with_reverts(applied, answered, [path])
 
     assert after["spec"]["revisionHistoryLimit"] == 10

@@ -44,16 +44,18 @@ from tests.support.model_runs import (
     drifts,
     earlier_run,
 )
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 OURS = "default"
 # Whose an object is: another driftctl instance's, or a person's (no labels at all), whose
 # Deployment is controlled by their WebApp or stands alone.
 owners = st.sampled_from(("other", "person", "person-bare-deployment"))
-foreign = st.lists(st.tuples(st.sampled_from(NAMES), owners), max_size=4, unique_by=lambda f: f[0])
+other_owners = st.lists(
+    st.tuples(st.sampled_from(NAMES), owners), max_size=4, unique_by=lambda f: f[0]
+)
 
 
-def place_foreign(cluster: Cluster, name: str, owner: str) -> None:
+def place_another_owners(cluster: ModelCluster, name: str, owner: str) -> None:
     """A WebApp and its Deployment that are not this instance's, under `name` (if free)."""
     if ObjectKey(c.KIND, "web", name) in cluster.objects:
         return
@@ -80,22 +82,22 @@ def is_ours(obj: dict[str, Any]) -> bool:
     return bool(labels.get(c.INSTANCE_LABEL) == OURS)
 
 
-def labelled(cluster: Cluster, key: ObjectKey) -> bool:
+def labelled(cluster: ModelCluster, key: ObjectKey) -> bool:
     """Whether the object carries any instance label (another instance's, or ours)."""
     labels = cluster.objects[key]["metadata"].get("labels") or {}
     return c.INSTANCE_LABEL in labels
 
 
-def uid_of(cluster: Cluster, key: ObjectKey) -> str:
+def uid_of(cluster: ModelCluster, key: ObjectKey) -> str:
     return str(cluster.objects[key]["metadata"]["uid"])
 
 
-def controllers(cluster: Cluster, key: ObjectKey) -> set[str]:
+def controllers(cluster: ModelCluster, key: ObjectKey) -> set[str]:
     refs = cluster.objects[key]["metadata"].get("ownerReferences") or []
     return {ref["uid"] for ref in refs if ref.get("controller")}
 
 
-def listed(cluster: Cluster) -> LiveState:
+def listed(cluster: ModelCluster) -> LiveState:
     """The live state as the shell reads it: this instance's by its label, then the rest."""
     webapps, deployments = cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND)
     return LiveState.of(
@@ -105,38 +107,38 @@ def listed(cluster: Cluster) -> LiveState:
     )
 
 
-def planned(cluster: Cluster, desired: list[WebApp], stamp: Stamp) -> Plan:
+def planned(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> Plan:
     prep = prepare(desired, listed(cluster), stamp, POLICY)
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
         for candidate in prep.candidates
         if candidate.apply
     }
-    removed = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.removal.patch), dry_run=True)
+    reverted = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
         for candidate in prep.candidates
-        if candidate.removal is not None
+        if candidate.revert is not None
     }
-    return finish(prep, results, removed)
+    return finish(prep, results, reverted)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(earlier=app_sets, others=foreign, changes=drifts, desired=app_sets)
+@given(earlier=app_sets, others=other_owners, changes=drifts, desired=app_sets)
 def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     earlier: list[WebApp],
     others: list[tuple[str, str]],
     changes: list[tuple[str, str, int]],
     desired: list[WebApp],
 ) -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     before, now = Stamp(OURS, "1" * 40, SOURCE), Stamp(OURS, "2" * 40, SOURCE)
     earlier_run(cluster, earlier, before)
     for name, owner in others:
-        place_foreign(cluster, name, owner)
+        place_another_owners(cluster, name, owner)
     for what, name, number in changes:
         drift(cluster, what, name, number, before)
     declared = {app.name for app in desired}
-    foreign_keys = {
+    their_keys = {
         key_of(obj)
         for kind in (c.KIND, c.DEPLOYMENT_KIND)
         for obj in cluster.listed(kind)
@@ -144,21 +146,21 @@ def test_no_plan_prunes_or_changes_an_object_without_this_instances_label(
     }
     adopted = {
         uid_of(cluster, key)
-        for key in foreign_keys
+        for key in their_keys
         if key.kind == c.KIND and key.name in declared and not labelled(cluster, key)
     }
     theirs = {  # what must stay as it is: all but the adopted WebApps and what they control
         key: copy.deepcopy(cluster.objects[key])
-        for key in foreign_keys
+        for key in their_keys
         if not {uid_of(cluster, key), *controllers(cluster, key)} & adopted
     }
 
     first = planned(cluster, desired, now)
     for action in first.actions:
         if isinstance(action, Prune | Cleanup | Replace):
-            assert action.key not in foreign_keys, (action.key.display, action.verb)
+            assert action.key not in their_keys, (action.key.display, action.verb)
             owned = getattr(action, "owned", ())
-            assert all(o.key not in foreign_keys for o in owned), action.key.display
+            assert all(o.key not in their_keys for o in owned), action.key.display
     for stage in first.stages:
         for chain in stage:
             for step in chain:

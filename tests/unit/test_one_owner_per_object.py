@@ -8,8 +8,8 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning.actions import Conflict, Skip, Update
+from driftctl.core.planning.extra_reads import CLUSTER_WIDE, ExtraReads, Reach, extra_reads
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.lookups import CLUSTER_WIDE, Lookups, Reach, lookups
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
@@ -135,7 +135,7 @@ def test_nothing_more_is_read_when_nothing_drifted() -> None:
         [load_object({"$ref": "webapp-shop.json"})], [load_object({"$ref": "deployment-shop.json"})]
     )
 
-    assert lookups([SHOP], live, c.FIELD_MANAGER) == Lookups()
+    assert extra_reads([SHOP], live, c.FIELD_MANAGER) == ExtraReads()
 
 
 def test_a_missing_object_lists_its_namespace_and_moved_replicas_the_autoscalers() -> None:
@@ -145,13 +145,13 @@ def test_a_missing_object_lists_its_namespace_and_moved_replicas_the_autoscalers
     live = LiveState.of([load_object({"$ref": "webapp-shop.json"})], [scaled])
 
     news = Reach(("news",))
-    assert lookups([SHOP, blog], live, c.FIELD_MANAGER) == Lookups(news, news, True)
+    assert extra_reads([SHOP, blog], live, c.FIELD_MANAGER) == ExtraReads(news, news, True)
 
 
 def test_past_a_few_namespaces_one_cluster_wide_list_is_cheaper() -> None:
     apps = [WebApp("a", f"ns-{i}", WebAppSpec("x", 1)) for i in range(CLUSTER_WIDE + 1)]
 
-    needed = lookups(apps, LiveState.of([], []), c.FIELD_MANAGER)
+    needed = extra_reads(apps, LiveState.of([], []), c.FIELD_MANAGER)
 
     assert needed.webapps == needed.deployments == Reach((), everywhere=True)
 

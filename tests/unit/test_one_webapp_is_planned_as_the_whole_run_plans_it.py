@@ -16,18 +16,16 @@ from driftctl import conventions as c
 from driftctl.core.planning.actions import Action, Plan, Prune, Skip, Unchanged
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.plan import finish, prepare
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import MaxPrune, Policy
 from tests.support.builders import app
 from tests.support.model_runs import drift
 from tests.support.shard_runs import NAMES, STAMP, app_sets, converged, drifts
-from tests.support.ssa_model import Cluster
-
-Place = tuple[str, str]
+from tests.support.ssa_model import ModelCluster
 
 
 def plan(
-    cluster: Cluster, desired: list[WebApp], policy: Policy, focus: frozenset[Place] | None
+    cluster: ModelCluster, desired: list[WebApp], policy: Policy, focus: frozenset[Place] | None
 ) -> Plan:
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     prep = prepare(desired, live, STAMP, policy, focus=focus)
@@ -38,12 +36,12 @@ def plan(
     return finish(prep, results)
 
 
-def places(cluster: Cluster, desired: list[WebApp]) -> set[Place]:
-    return {key[1:] for key in cluster.objects} | {app.key for app in desired}
+def places(cluster: ModelCluster, desired: list[WebApp]) -> set[Place]:
+    return {key.place for key in cluster.objects} | {app.place for app in desired}
 
 
 def of_place(actions: tuple[Action, ...], place: Place) -> list[Action]:
-    return [action for action in actions if action.key[1:] == place]
+    return [action for action in actions if action.key.place == place]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,7 +61,7 @@ def test_each_webapps_plan_is_its_part_of_the_whole_plan(
     for place in places(cluster, desired):
         one = plan(cluster, desired, policy, frozenset({place}))
         assert list(one.actions) == of_place(whole.actions, place)
-        assert set(one.declared) == {key for key in whole.declared if key[1:] == place}
+        assert set(one.declared) == {key for key in whole.declared if key.place == place}
         if any(isinstance(action, Skip) for action in one.actions):
             assert set(one.refusals) <= set(whole.refusals)
 
@@ -73,7 +71,7 @@ def test_a_prune_the_whole_run_refuses_is_refused_for_one_webapp_too() -> None:
     keep = [app("shop")]  # seven of eight going: more than half
 
     for name in NAMES[1:]:
-        one = plan(cluster, keep, Policy(), frozenset({("web", name)}))
+        one = plan(cluster, keep, Policy(), frozenset({Place("web", name)}))
         [webapp] = [action for action in one.actions if action.key.kind == c.KIND]
         assert isinstance(webapp, Skip)
         assert "refusing to prune 7 objects" in webapp.reason
@@ -83,7 +81,7 @@ def test_a_prune_the_whole_run_refuses_is_refused_for_one_webapp_too() -> None:
 def test_an_empty_git_prunes_nothing_one_webapp_at_a_time() -> None:
     cluster = converged([app("shop")])
 
-    one = plan(cluster, [], Policy(), frozenset({("web", "shop")}))
+    one = plan(cluster, [], Policy(), frozenset({Place("web", "shop")}))
 
     assert not any(isinstance(action, Prune) for action in one.actions)
     assert "the desired set is empty" in one.refusals[0]
@@ -93,8 +91,8 @@ def test_one_webapp_going_within_the_limit_is_pruned() -> None:
     cluster = converged([app(name) for name in NAMES])
     desired = [app(name) for name in NAMES if name != "blog"]
 
-    one = plan(cluster, desired, Policy(), frozenset({("web", "blog")}))
+    one = plan(cluster, desired, Policy(), frozenset({Place("web", "blog")}))
 
     assert [type(action) for action in one.actions] == [Prune]
-    others = plan(cluster, desired, Policy(), frozenset({("web", "shop")}))
+    others = plan(cluster, desired, Policy(), frozenset({Place("web", "shop")}))
     assert [type(action) for action in others.actions] == [Unchanged, Unchanged]

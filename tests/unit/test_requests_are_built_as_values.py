@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
 
 WEBAPP = {
     "apiVersion": "example.com/v1",

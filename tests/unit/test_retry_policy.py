@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.retry import (
+from driftctl.core.api import requests as r
+from driftctl.core.api.retry import (
     CONNECTION_FAILED,
     Backoff,
     is_object_refusal,

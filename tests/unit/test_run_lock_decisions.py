@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from driftctl.core.cluster import lease
+from driftctl.core.api import lease
 from driftctl.kube_formats import api_micro_time
 from driftctl.settings import Shard
 

@@ -20,7 +20,7 @@ from driftctl.core.planning.actions import (
     Cleanup,
     Conflict,
     Create,
-    FieldRemoval,
+    FieldRevert,
     OwnedDelete,
     Plan,
     Prune,
@@ -53,7 +53,7 @@ PATCH = ({"op": "replace", "path": "/spec/replicas", "value": 3},)
 MANIFEST = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}
 DELETE = {"kind": "DeleteOptions", "preconditions": {"uid": "u", "resourceVersion": "9"}}
 FINALIZER = ({"op": "remove", "path": "/metadata/finalizers/0"},)
-REMOVAL = FieldRemoval(
+REVERT = FieldRevert(
     (("f:metadata", "f:labels", "f:x"),),
     (
         {"op": "test", "path": "/metadata/resourceVersion", "value": "7"},
@@ -90,7 +90,7 @@ def every_action() -> Plan:
                 PATCH,
                 (CHANGE,),
                 webapp("upd"),
-                REMOVAL,
+                REVERT,
                 apply=False,
                 kept=(KEPT,),
             ),

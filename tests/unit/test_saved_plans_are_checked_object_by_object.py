@@ -23,7 +23,7 @@ from driftctl.core.planning.saved_plan import (
     PlanIdentity,
     SavedPlanError,
     parse_saved_plan,
-    reconcile,
+    recheck,
     refusal,
     saved_plan_json,
 )
@@ -34,18 +34,18 @@ from tests.support.builders import app, webapp
 from tests.support.clirun import run_driftctl
 from tests.support.gitrepos import Repo
 from tests.support.model_runs import IDENTITY, SHA, SOURCE
-from tests.support.ssa_model import Cluster
+from tests.support.ssa_model import ModelCluster
 
 STAMP = Stamp("default", SHA, SOURCE)
 POLICY = Policy(max_prune=MaxPrune(100, percent=True), recreate=True)
 SHOP = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
 
 
-def state(cluster: Cluster) -> LiveState:
+def state(cluster: ModelCluster) -> LiveState:
     return LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
 
 
-def planned(cluster: Cluster, desired: list[WebApp]) -> Plan:
+def planned(cluster: ModelCluster, desired: list[WebApp]) -> Plan:
     preparation = prepare(desired, state(cluster), STAMP, POLICY)
     answers = {
         k.key: cluster.apply(k.manifest, c.FIELD_MANAGER, dry_run=True)
@@ -54,9 +54,9 @@ def planned(cluster: Cluster, desired: list[WebApp]) -> Plan:
     return finish(preparation, answers)
 
 
-def scenario() -> tuple[Cluster, list[WebApp], Plan]:
+def scenario() -> tuple[ModelCluster, list[WebApp], Plan]:
     """shop and blog applied; the commit changes shop's image, drops blog, adds cart."""
-    cluster = Cluster()
+    cluster = ModelCluster()
     for each in (app("shop"), app("blog")):
         owner = cluster.apply(webapp_manifest(each, Stamp("default", "1" * 40, SOURCE)), "driftctl")
         cluster.apply(build_deployment(each, "default", owner["metadata"]["uid"]), "driftctl")
@@ -86,7 +86,7 @@ def test_nothing_moved_means_every_saved_action_exactly() -> None:
     cluster, desired, plan = scenario()
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
 
-    assert reconcile(saved, planned(cluster, desired), state(cluster)) == saved.plan
+    assert recheck(saved, planned(cluster, desired), state(cluster)) == saved.plan
 
 
 def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another() -> None:
@@ -95,10 +95,10 @@ def test_a_moved_object_proceeds_with_the_same_patch_and_is_refused_with_another
     # A field nobody plans (another tool's, not a person's) moves shop's Deployment: same
     # action, same patch.
     cluster.update(SHOP, "ops-tool", ("f:metadata", "f:annotations", "f:team"), "x")
-    moved_only = reconcile(saved, planned(cluster, desired), state(cluster))
+    moved_only = recheck(saved, planned(cluster, desired), state(cluster))
     # The cart created by someone else in the meantime: a create would be twice.
     cluster.apply(webapp_manifest(app("cart"), STAMP), "driftctl")
-    cart_exists = reconcile(saved, planned(cluster, desired), state(cluster))
+    cart_exists = recheck(saved, planned(cluster, desired), state(cluster))
 
     [shop] = [a for a in moved_only.actions if a.key == SHOP]
     assert isinstance(shop, Update)
@@ -122,7 +122,7 @@ def test_a_moved_object_with_the_same_verb_and_another_patch_is_refused() -> Non
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
     cluster.update(SHOP, "kubectl-scale", ("f:spec", "f:replicas"), 5)
 
-    result = reconcile(saved, planned(cluster, desired), state(cluster))
+    result = recheck(saved, planned(cluster, desired), state(cluster))
 
     [before] = [a for a in saved.plan.actions if a.key == SHOP]
     [after] = [a for a in result.actions if a.key == SHOP]
@@ -136,14 +136,14 @@ def test_a_moved_object_with_the_same_verb_and_another_patch_is_refused() -> Non
 
 
 def test_an_unchanged_object_that_drifted_since_is_refused() -> None:
-    cluster = Cluster()
+    cluster = ModelCluster()
     owner = cluster.apply(webapp_manifest(app("shop"), STAMP), "driftctl")
     cluster.apply(build_deployment(app("shop"), "default", owner["metadata"]["uid"]), "driftctl")
     plan = planned(cluster, [app("shop")])
     saved = parse_saved_plan(saved_plan_json(plan, state(cluster), IDENTITY, POLICY), "p")
     cluster.update(SHOP, "kubectl-scale", ("f:spec", "f:replicas"), 5)
 
-    result = reconcile(saved, planned(cluster, [app("shop")]), state(cluster))
+    result = recheck(saved, planned(cluster, [app("shop")]), state(cluster))
 
     assert all(isinstance(a, Unchanged) for a in plan.actions)
     [refused] = [a for a in result.actions if isinstance(a, Refused)]

@@ -8,7 +8,7 @@ import json
 from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Conflict,
-    FieldRemoval,
+    FieldRevert,
     Plan,
     Unchanged,
     Update,
@@ -30,7 +30,7 @@ DRIFT = Drift.of(
 
 
 def plan() -> Plan:
-    removal = FieldRemoval(
+    revert = FieldRevert(
         (ENV,),
         (
             {"op": "test", "path": "/metadata/resourceVersion", "value": "7"},
@@ -56,7 +56,7 @@ def plan() -> Plan:
                 {"kind": "Deployment"},
                 ({"op": "remove", "path": "/spec/template/spec/containers/0/env"},),
                 (change,),
-                removal=removal,
+                revert=revert,
                 apply=False,
                 kept=(kept,),
             ),

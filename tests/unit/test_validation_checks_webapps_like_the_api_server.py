@@ -46,7 +46,7 @@ def test_a_valid_webapp_becomes_the_model_with_its_origin() -> None:
 def test_a_missing_namespace_takes_the_default_namespace_option() -> None:
     text = HEAD + "metadata: {name: web}\nspec: {image: nginx, replicas: 1}\n"
     validated = run(("w.yaml", text), options=Source(namespace="shop"))
-    assert validated.webapps[0].key == ("shop", "web")
+    assert validated.webapps[0].place == ("shop", "web")
 
 
 @pytest.mark.parametrize(
@@ -257,7 +257,7 @@ def test_webapps_come_back_sorted_by_namespace_and_name() -> None:
         for ns, name in (("b", "x"), ("a", "z"), ("a", "y"))
     ]
     validated = run(("w.yaml", "---\n".join(texts)))
-    assert [app.key for app in validated.webapps] == [("a", "y"), ("a", "z"), ("b", "x")]
+    assert [app.place for app in validated.webapps] == [("a", "y"), ("a", "z"), ("b", "x")]
 
 
 def test_ignore_rules_in_the_annotation_are_read_into_the_model() -> None:

@@ -9,10 +9,11 @@ an entry behind for good.
 
 from __future__ import annotations
 
+from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.watch.own_writes import MAX_PENDING, OwnWrites
 
-SHOP = ("Deployment", "web", "shop")
-BLOG = ("WebApp", "web", "blog")
+SHOP = ObjectKey("Deployment", "web", "shop")
+BLOG = ObjectKey("WebApp", "web", "blog")
 
 
 def test_an_event_faster_than_the_answer_leaves_nothing_behind() -> None:
@@ -89,7 +90,7 @@ def test_objects_are_apart_and_each_is_bounded() -> None:
 
 def test_many_objects_written_and_seen_in_any_interleaving_leave_the_map_empty() -> None:
     writes = OwnWrites()
-    keys = [("Deployment", "web", f"app-{n}") for n in range(200)]
+    keys = [ObjectKey("Deployment", "web", f"app-{n}") for n in range(200)]
     for n, key in enumerate(keys):
         if n % 3 == 0:  # the event first, then the answer
             writes.seen(key, "2")

@@ -34,13 +34,15 @@ from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.outcomes import Outcome
 from driftctl.core.planning.verbs import SUCCESS, Verb, meaning
+from driftctl.core.source.model import Place
 
 Patch = tuple[Operation, ...]  # RFC 6902, live -> result
 
 
 @dataclass(frozen=True)
-class FieldRemoval:
-    """Fields set outside Git, removed by a JSON Patch before the apply (core.planning.foreign).
+class FieldRevert:
+    """Fields set outside Git (core.planning.outside_git), reverted by a JSON Patch before
+    the apply.
 
     `patch` first tests the resourceVersion the plan was made from; `fields` are what it
     removes, as field paths.
@@ -83,7 +85,7 @@ class Create:
 class Update:
     """Apply `manifest` over a live object that differs from Git (or whose fields moved).
 
-    `removal`, when set, is sent first: it removes fields set outside Git. `apply` is False
+    `revert`, when set, is sent first: it removes fields set outside Git. `apply` is False
     when nothing else differs, and then no server-side apply is sent.
     """
 
@@ -93,7 +95,7 @@ class Update:
     patch: Patch
     changes: tuple[FieldChange, ...]
     owner: ObjectKey | None = None
-    removal: FieldRemoval | None = None
+    revert: FieldRevert | None = None
     apply: bool = True
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
@@ -240,17 +242,17 @@ def foreign_of(action: Action) -> tuple[Foreign, ...]:
 
 
 @dataclass(frozen=True)
-class Notes:
+class FieldNotes:
     """What the plan says of an object's fields besides their changes.
 
-    `kept` and `foreign` as in Update; `notes` are the reasons shown for changed fields
-    (an ignored field Git changed); `corrections` is the object's part of the WebApp's
+    `kept` and `foreign` as in Update; `change_notes` are the notes shown beside changed
+    fields (an ignored field Git changed); `corrections` is the object's part of the WebApp's
     record of corrections, for fights (core.planning.fights).
     """
 
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
-    notes: tuple[tuple[FieldPath, str], ...] = ()
+    change_notes: tuple[tuple[FieldPath, str], ...] = ()
     corrections: Mapping[str, Obj] = field(default_factory=dict)  # field -> status entry
     reason: str = ""  # said first, e.g. that a hand-made WebApp is adopted
 
@@ -258,14 +260,17 @@ class Notes:
 @dataclass(frozen=True)
 class Candidate:
     """An object the prefilter could not clear: send `manifest` as a dry-run apply (when
-    `apply`), and `removal` as a dry-run JSON Patch (when set)."""
+    `apply`), and `revert` as a dry-run JSON Patch (when set)."""
 
     key: ObjectKey
     manifest: Obj
     live: Obj | None
-    removal: FieldRemoval | None = None
+    revert: FieldRevert | None = None
     apply: bool = True
-    notes: Notes = Notes()
+    notes: FieldNotes = FieldNotes()
+
+
+Entry = Action | Candidate  # one object's place in a Preparation: decided, or to dry-run
 
 
 @dataclass(frozen=True)
@@ -282,7 +287,7 @@ DryRunResult = Obj | DryRunError | None  # None: the server created it and sent 
 class Preparation:
     """The plan so far: decided actions and candidates, in the order of the plan."""
 
-    slots: tuple[Action | Candidate, ...]
+    entries: tuple[Entry, ...]
     declared: tuple[ObjectKey, ...]
     refusals: tuple[str, ...]
     revision: str
@@ -291,12 +296,12 @@ class Preparation:
     @property
     def candidates(self) -> tuple[Candidate, ...]:
         """The objects to dry-run, each with the manifest to send."""
-        return tuple(slot for slot in self.slots if isinstance(slot, Candidate))
+        return tuple(entry for entry in self.entries if isinstance(entry, Candidate))
 
     @property
     def updates(self) -> tuple[Candidate, ...]:
         """The candidates that exist in the cluster: what apply dry-runs (see Create)."""
-        return tuple(slot for slot in self.candidates if slot.live is not None)
+        return tuple(each for each in self.candidates if each.live is not None)
 
 
 @dataclass(frozen=True)
@@ -320,12 +325,12 @@ class Plan:
         is gone before it is created); the chains inside a stage are independent.
         """
         removals = tuple((a,) for a in self.actions if isinstance(a, Prune | Cleanup))
-        chains: dict[tuple[str, str], list[Step]] = {}
+        chains: dict[Place, list[Step]] = {}
         for action in self.actions:
             if not isinstance(action, Prune | Cleanup):
-                chains.setdefault(action.key[1:], []).append(action)
+                chains.setdefault(action.key.place, []).append(action)
         for key in self.declared:
-            chains.setdefault(key[1:], []).append(WriteStatus(key))
+            chains.setdefault(key.place, []).append(WriteStatus(key))
         return removals, tuple(tuple(steps) for steps in chains.values())
 
     def count(self, verb: Verb) -> int:

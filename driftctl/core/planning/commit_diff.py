@@ -43,8 +43,8 @@ class CommitDiff:
 
 def diff_commits(base: Iterable[WebApp], head: Iterable[WebApp]) -> CommitDiff:
     """The difference from `base` to `head`."""
-    old = {app.key: app for app in base}
-    new = {app.key: app for app in head}
+    old = {app.place: app for app in base}
+    new = {app.place: app for app in head}
     changed = []
     unchanged = 0
     for key in sorted(old.keys() & new.keys()):

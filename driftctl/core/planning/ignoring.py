@@ -27,8 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from driftctl import conventions as c
+from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.changes import Kept
 from driftctl.core.planning.normalize import equal, normalize
 from driftctl.core.planning.objects import Obj, labels_of
@@ -129,10 +129,10 @@ def follow(manifest: Obj, live: Obj, ignored: Ignored, previous: Obj, manager: s
     for path, why in ignored:
         leaves = [leaf for leaf in fs.fieldset(manifest) if _related(leaf, path)]
         if not leaves:
-            continue  # Git does not declare it: core.planning.foreign keeps it
-        git = nav.value_at(manifest, path)
-        there = nav.value_at(shown, path)
-        if not _same(git, nav.value_at(previous, path)):
+            continue  # Git does not declare it: core.planning.outside_git keeps it
+        git = field_access.value_at(manifest, path)
+        there = field_access.value_at(shown, path)
+        if not _same(git, field_access.value_at(previous, path)):
             if not _same(git, there):
                 applied.append((path, f"{why}; applied because Git changed it"))
             continue
@@ -140,7 +140,7 @@ def follow(manifest: Obj, live: Obj, ignored: Ignored, previous: Obj, manager: s
             kept.append(Kept(fs.display_path(path), why, there[1], git[1]))
         for leaf in leaves:
             if leaf not in owned:
-                out = nav.without(out, leaf)
+                out = field_access.without(out, leaf)
     return Followed(out, tuple(kept), tuple(applied))
 
 

@@ -4,13 +4,13 @@ Read by shell.live_state (paged LISTs), indexed here by (namespace, name) for pa
 with the desired state. A sharded run narrows it to its own shard (`within`) before
 pairing, so nothing of another shard is ever planned, counted by a guard or pruned; the
 uids of the other shards' WebApps are kept, so a Deployment they own is not taken for an
-orphan. Pure: values and lookups only.
+orphan. Pure: values and indexes only.
 
 Besides the instance's own objects, a plan may need to know of objects that are not this
 instance's (`unowned_*`: found where Git declares a name the instance's LISTs lack, so a
 create is never a silent take-over) and which Deployments an autoscaler scales. What to
-read is decided by `lookups` from the two LISTs, so when nothing drifted nothing more is
-read.
+read is decided by core.planning.extra_reads from the two LISTs, so when nothing drifted
+nothing more is read.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from driftctl import conventions as c
 from driftctl.core.planning.guards import is_ours
 from driftctl.core.planning.objects import Obj, is_terminating, key_of, owner_uids, uid
 from driftctl.core.planning.shards import owns
+from driftctl.core.source.model import Place
 from driftctl.settings import Shard
-
-Place = tuple[str, str]  # (namespace, name)
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,8 @@ class LiveState:
     def of(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
         """Index live objects by (namespace, name)."""
         return cls(
-            {key_of(obj)[1:]: obj for obj in webapps},
-            {key_of(obj)[1:]: obj for obj in deployments},
+            {key_of(obj).place: obj for obj in webapps},
+            {key_of(obj).place: obj for obj in deployments},
         )
 
     def within(self, shard: Shard) -> LiveState:
@@ -66,8 +65,8 @@ class LiveState:
         """The state with objects that are not this instance's, and the autoscalers, added."""
         return replace(
             self,
-            unowned_webapps={key_of(obj)[1:]: obj for obj in webapps},
-            unowned_deployments={key_of(obj)[1:]: obj for obj in deployments},
+            unowned_webapps={key_of(obj).place: obj for obj in webapps},
+            unowned_deployments={key_of(obj).place: obj for obj in deployments},
             autoscalers=scaled_deployments(autoscalers),
         )
 
@@ -98,5 +97,5 @@ def scaled_deployments(autoscalers: Iterable[Obj]) -> dict[Place, str]:
             target.get("apiVersion", "apps/v1")
         ).startswith("apps/"):
             namespace = key_of(hpa).namespace
-            out.setdefault((namespace, str(target.get("name"))), key_of(hpa).display)
+            out.setdefault(Place(namespace, str(target.get("name"))), key_of(hpa).display)
     return out

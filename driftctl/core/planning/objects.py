@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from driftctl import conventions as c
+from driftctl.core.source.model import Place
 
 Obj = dict[str, Any]
 
@@ -24,6 +25,11 @@ class ObjectKey(NamedTuple):
     def display(self) -> str:
         """`Kind/namespace/name`, as every report names an object."""
         return c.object_ref(self.kind, self.namespace, self.name)
+
+    @property
+    def place(self) -> Place:
+        """Where the object is: (namespace, name), shared by a WebApp and its Deployment."""
+        return Place(self.namespace, self.name)
 
 
 def metadata(obj: Obj) -> Obj:

@@ -5,7 +5,7 @@
    does). It applies the finalizer table (core.planning.finalizers), the prune guards
    (core.planning.guards) and the local prefilter (core.planning.prefilter), and lists
    the candidates that need a server-side dry-run, each with the manifest to send.
-2. `finish` turns the dry-run answers into exact entries (core.planning.answers): a
+2. `finish` turns the dry-run answers into exact actions (core.planning.from_dry_runs): a
    candidate whose normalized dry-run result equals the normalized live object, with the
    same fields owned, is unchanged.
 
@@ -44,8 +44,8 @@ whole desired set and the whole live state, so a prune that `apply` would refuse
 empty Git, more than --max-prune going) is refused one WebApp at a time too.
 
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
-(core.planning.ignoring) and its fields set outside Git found (core.planning.foreign);
-those become a guarded removal that is dry-run beside the apply. Objects of another owner
+(core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
+those become a guarded revert that is dry-run beside the apply. Objects of another owner
 are conflicts (core.planning.owners); a change that corrects drift already corrected in
 earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 """
@@ -57,8 +57,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from driftctl import conventions as c
-from driftctl.core.planning import fights, foreign, ignoring, owners
-from driftctl.core.planning import navigate as nav
+from driftctl.core.planning import field_access, fights, ignoring, owners
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -66,8 +65,9 @@ from driftctl.core.planning.actions import (
     Conflict,
     Create,
     DryRunResult,
-    FieldRemoval,
-    Notes,
+    Entry,
+    FieldNotes,
+    FieldRevert,
     Plan,
     Preparation,
     Refused,
@@ -78,21 +78,21 @@ from driftctl.core.planning.actions import (
     Update,
     WriteStatus,
 )
-from driftctl.core.planning.answers import RemovalAnswer, annotated, decide
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
+from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
 from driftctl.core.planning.removals import cleanup, plan_removals
 from driftctl.core.planning.shards import owns
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
-Slot = Action | Candidate
 ADOPTED = "adopted: made without an instance label, declared in Git"
 
 
@@ -115,18 +115,22 @@ def prepare(
     manager: str = c.FIELD_MANAGER,
     drift: Drift | None = None,
     shard: Shard = WHOLE,
-    focus: frozenset[tuple[str, str]] | None = None,
+    focus: frozenset[Place] | None = None,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
     the server; with `focus`, only for the WebApps at those places (module docstring)."""
     run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
     mine = sorted(
-        (app for app in desired if owns(shard, *app.key) and (focus is None or app.key in focus)),
-        key=lambda app: app.key,
+        (
+            app
+            for app in desired
+            if owns(shard, *app.place) and (focus is None or app.place in focus)
+        ),
+        key=lambda app: app.place,
     )
     view = live.within(shard)
-    removals: list[Slot] = []
-    applies: list[Slot] = []
+    removals: list[Entry] = []
+    applies: list[Entry] = []
     for app in mine:
         before, during = _plan_app(app, view, run)
         removals += before
@@ -134,9 +138,9 @@ def prepare(
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
     pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
-    conflicts = {slot.key for slot in applies if isinstance(slot, Conflict)}
+    conflicts = {entry.key for entry in applies if isinstance(entry, Conflict)}
     declared = tuple(
-        key for key in (ObjectKey(c.KIND, *app.key) for app in mine) if key not in conflicts
+        key for key in (ObjectKey(c.KIND, *app.place) for app in mine) if key not in conflicts
     )
     return Preparation(
         tuple(_ordered([*removals, *pruned]) + applies),
@@ -147,25 +151,25 @@ def prepare(
     )
 
 
-def _ordered(slots: list[Slot]) -> list[Slot]:
+def _ordered(entries: list[Entry]) -> list[Entry]:
     # Deletions and pending cleanups by namespace/name, WebApps before orphaned Deployments.
     return sorted(
-        slots, key=lambda slot: (slot.key.namespace, slot.key.name, slot.key.kind != c.KIND)
+        entries, key=lambda entry: (entry.key.namespace, entry.key.name, entry.key.kind != c.KIND)
     )
 
 
-def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], list[Slot]]:
+def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Entry], list[Entry]]:
     """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
     manifest = webapp_manifest(app, run.stamp)
-    live = state.webapps.get(app.key)
-    found = state.unowned_webapps.get(app.key) if live is None else None
+    live = state.webapps.get(app.place)
+    found = state.unowned_webapps.get(app.place) if live is None else None
     if found is not None:
         conflict = owners.webapp_conflict(found, run.stamp.instance)
         if conflict is not None:
-            theirs = f"its WebApp {c.object_ref(c.KIND, *app.key)} is another instance's"
+            theirs = f"its WebApp {c.object_ref(c.KIND, *app.place)} is another instance's"
             return [], [Conflict(key_of(manifest), conflict), Skip(_deployment_key(app), theirs)]
         live = found
-    live_dep = state.deployments.get(app.key) or state.unowned_deployments.get(app.key)
+    live_dep = state.deployments.get(app.place) or state.unowned_deployments.get(app.place)
     if live is None:
         return [], [
             Candidate(key_of(manifest), manifest, None),
@@ -183,8 +187,8 @@ def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Slot], lis
             Skip(_deployment_key(app), "its WebApp is being deleted"),
         ]
     return [], [
-        _webapp_slot(manifest, live, app, run, adopted=found is not None),
-        _deployment_slot(app, live, live_dep, state, run),
+        _webapp_entry(manifest, live, app, run, adopted=found is not None),
+        _deployment_entry(app, live, live_dep, state, run),
     ]
 
 
@@ -192,19 +196,19 @@ def _deployment_key(app: WebApp) -> ObjectKey:
     return ObjectKey(c.DEPLOYMENT_KIND, app.namespace, app.name)
 
 
-def _webapp_slot(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Slot:
+def _webapp_entry(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Entry:
     rules = (*run.drift.ignore, *app.ignore)
     ignored = ignoring.ignored_fields(live, manifest, rules, run.drift, run.manager)
     reason = ADOPTED if adopted else ""
     record = fights.record_of(live)
-    return _apply_slot(
+    return _apply_entry(
         manifest, live, run, ignored=ignored, previous=manifest, record=record, reason=reason
     )
 
 
-def _deployment_slot(
+def _deployment_entry(
     app: WebApp, owner: Obj, live: Obj | None, state: LiveState, run: _Run
-) -> Slot:
+) -> Entry:
     manifest = build_deployment(app, run.stamp.instance, uid(owner))
     key = key_of(manifest)
     if live is None:
@@ -217,7 +221,7 @@ def _deployment_slot(
     if not equal(_selector(live), _selector(manifest)):
         return _replace(manifest, live, run.policy, run.manager)
     rules = (*run.drift.ignore, *app.ignore)
-    scaler = state.autoscalers.get(app.key)
+    scaler = state.autoscalers.get(app.place)
     ignored = ignoring.ignored_fields(
         live, manifest, rules, run.drift, run.manager, autoscaler=scaler
     )
@@ -226,10 +230,10 @@ def _deployment_slot(
         previous = ignoring.previous_declaration(owner, app, run.manager)
         before = build_deployment(previous, run.stamp.instance, uid(owner))
     record = fights.record_of(owner)
-    return _apply_slot(manifest, live, run, ignored=ignored, previous=before, record=record)
+    return _apply_entry(manifest, live, run, ignored=ignored, previous=before, record=record)
 
 
-def _apply_slot(
+def _apply_entry(
     manifest: Obj,
     live: Obj,
     run: _Run,
@@ -238,27 +242,27 @@ def _apply_slot(
     previous: Obj,
     record: fights.Record,
     reason: str = "",
-) -> Slot:
+) -> Entry:
     """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
     followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
-    outside = foreign.outside_git(live, followed.manifest, run.drift, run.manager, ignored)
-    removal = _removal(live, outside)
+    outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
+    revert = _revert(live, outside)
     check = needs_server_check(followed.manifest, live, run.manager)
     kept = followed.kept + outside.kept
     key = key_of(manifest)
-    if not check and removal is None:
+    if not check and revert is None:
         return Unchanged(key, kept=kept, foreign=outside.foreign)
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
-    notes = Notes(kept, outside.foreign, followed.applied, corrections, reason)
-    return Candidate(key, followed.manifest, live, removal, check, notes)
+    notes = FieldNotes(kept, outside.foreign, followed.applied, corrections, reason)
+    return Candidate(key, followed.manifest, live, revert, check, notes)
 
 
-def _removal(live: Obj, outside: foreign.OutsideGit) -> FieldRemoval | None:
-    if not outside.removed:
+def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
+    if not outside.reverted:
         return None
-    paths = tuple(each.path for each in outside.removed)
-    return FieldRemoval(paths, foreign.removal_patch(live, outside.removed))
+    paths = tuple(each.path for each in outside.reverted)
+    return FieldRevert(paths, revert_patch(live, outside.reverted))
 
 
 def _selector(obj: Obj) -> object:
@@ -293,17 +297,17 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     conflict = owners.deployment_conflict(live, app.name, None, run.stamp.instance)
     if conflict is not None:
         return Conflict(key_of(manifest), conflict)
-    outside = foreign.outside_git(live, manifest, run.drift, run.manager)
-    removal = _removal(live, outside)
+    outside = outside_git(live, manifest, run.drift, run.manager)
+    revert = _revert(live, outside)
     after = overlay(live, manifest)
-    for each in outside.removed:  # predicted locally, like the rest of this update
-        after = nav.without(after, each.path)
+    for each in outside.reverted:  # predicted locally, like the rest of this update
+        after = field_access.without(after, each.path)
     patch = patch_between(live, after)
     changes = annotated(
-        field_changes(live, after, patch, run.manager), removal, Notes(), c.DEPLOYMENT_KIND
+        field_changes(live, after, patch, run.manager), revert, FieldNotes(), c.DEPLOYMENT_KIND
     )
     return Update(
-        key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, removal=removal
+        key_of(manifest), why, manifest, tuple(patch), changes, owner=owner, revert=revert
     )
 
 
@@ -315,21 +319,23 @@ def _create_locally(manifest: Obj, reason: str) -> Create:
 def finish(
     preparation: Preparation,
     results: Mapping[ObjectKey, DryRunResult],
-    removed: Mapping[ObjectKey, RemovalAnswer] | None = None,
+    reverted: Mapping[ObjectKey, RevertAnswer] | None = None,
     *,
     creates_answer: bool = False,
 ) -> Plan:
     """The exact plan, from the dry-run answers for every candidate (keyed by object): of
-    its apply, and of its removal of fields set outside Git when it has one.
+    its apply, and of its revert of fields set outside Git when it has one.
 
     `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
     create's own answer decides (module docstring).
     """
     actions = tuple(
-        decide(slot, results, removed or {}, preparation.manager, creates_answer=creates_answer)
-        if isinstance(slot, Candidate)
-        else slot
-        for slot in preparation.slots
+        exact_action(
+            entry, results, reverted or {}, preparation.manager, creates_answer=creates_answer
+        )
+        if isinstance(entry, Candidate)
+        else entry
+        for entry in preparation.entries
     )
     return Plan(
         _without_refused_owners(actions),

@@ -16,7 +16,7 @@ from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step, rem
 from driftctl.core.planning.guards import check_prunes, delete_body, is_ours
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, key_of
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import Policy
 
 Removal = Prune | Cleanup | Skip
@@ -44,7 +44,7 @@ def plan_removals(
     state: LiveState,
     instance: str,
     policy: Policy,
-    focus: frozenset[tuple[str, str]] | None = None,
+    focus: frozenset[Place] | None = None,
 ) -> tuple[list[Removal], tuple[str, ...]]:
     """Cleanups of Terminating WebApps, and prunes (guarded) of what Git no longer declares.
 
@@ -52,7 +52,7 @@ def plan_removals(
     state, so --max-prune counts that shard's managed objects. With `focus`, only the
     removals at those places are returned, decided by guards that counted all of `state`.
     """
-    wanted = {app.key for app in desired}
+    wanted = {app.place for app in desired}
     removals: list[Removal] = []
     candidates: list[Obj] = []
     for place, live in sorted(state.webapps.items()):
@@ -68,7 +68,7 @@ def plan_removals(
             removals.append(Skip(key_of(live), "being deleted without driftctl's finalizer"))
         else:
             candidates.append(live)
-    orphans = [dep for dep in state.orphans(instance) if key_of(dep)[1:] not in wanted]
+    orphans = [dep for dep in state.orphans(instance) if key_of(dep).place not in wanted]
     managed = sum(1 for obj in state.webapps.values() if is_ours(obj, instance)) + len(orphans)
     candidates += orphans
     counts = (len(desired), managed)
@@ -76,7 +76,7 @@ def plan_removals(
     shown = [
         verdict
         for verdict in decision.verdicts
-        if focus is None or key_of(verdict.obj)[1:] in focus
+        if focus is None or key_of(verdict.obj).place in focus
     ]
     for verdict in shown:
         if verdict.reason is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from driftctl import conventions as c
 from driftctl.core.source.schema import prop
@@ -17,6 +18,18 @@ from driftctl.ignore_rules import IgnoreRule
 
 INT32_MAX = 2**31 - 1
 MAX_CORRECTIONS = 10  # the status keeps the most recent corrections, one per field
+
+
+class Place(NamedTuple):
+    """Where a WebApp is in a cluster, and its Deployment with it: (namespace, name).
+
+    The one identity a WebApp and its Deployment share: watch queues a place, a plan's
+    chain is one place's steps. An object's full identity is core.planning.objects.ObjectKey
+    (kind, namespace, name), whose `place` this is.
+    """
+
+    namespace: str
+    name: str
 
 
 @dataclass(frozen=True, order=True)
@@ -51,9 +64,9 @@ class WebApp:
     ignore: tuple[IgnoreRule, ...] = ()  # from its annotation driftctl.example.com/ignore
 
     @property
-    def key(self) -> tuple[str, str]:
-        """The identity of a WebApp in a cluster: (namespace, name)."""
-        return (self.namespace, self.name)
+    def place(self) -> Place:
+        """Where this WebApp is in a cluster: (namespace, name)."""
+        return Place(self.namespace, self.name)
 
     @property
     def display(self) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.source.crd import spec_schema
 from driftctl.core.source.documents import Document, Loaded
-from driftctl.core.source.model import Origin, WebApp, WebAppSpec
+from driftctl.core.source.model import Origin, Place, WebApp, WebAppSpec
 from driftctl.core.source.schema import Schema, check, describe, dotted
 from driftctl.errors import InvalidDesiredState, Problem
 from driftctl.ignore_rules import IgnoreRule, rule_texts
@@ -61,7 +61,7 @@ def validate(loaded: Loaded, source: Source) -> Validated:
     problems.extend(duplicates(loaded.documents, source.namespace))
     if problems:
         raise InvalidDesiredState(problems)
-    return Validated(tuple(sorted(apps, key=lambda app: app.key)), tuple(sorted(warnings)))
+    return Validated(tuple(sorted(apps, key=lambda app: app.place)), tuple(sorted(warnings)))
 
 
 def _is_webapp(
@@ -226,17 +226,17 @@ def _display(document: Document, default_namespace: str) -> str:
     return c.object_ref(c.KIND, *(part if part.isprintable() else repr(part) for part in identity))
 
 
-def _identity(document: Document, default_namespace: str) -> tuple[str, str] | None:
+def _identity(document: Document, default_namespace: str) -> Place | None:
     metadata = document.body.get("metadata")
     if not isinstance(metadata, Mapping) or not isinstance(metadata.get("name"), str):
         return None
     namespace = metadata.get("namespace", default_namespace) or default_namespace
-    return (str(namespace), metadata["name"])
+    return Place(str(namespace), metadata["name"])
 
 
 def duplicates(documents: Iterable[Document], default_namespace: str) -> Iterator[Problem]:
     """The same namespace/name declared twice, in one file or across files: both places named."""
-    first_seen: dict[tuple[str, str], Document] = {}
+    first_seen: dict[Place, Document] = {}
     for document in documents:
         if not _declares_webapp(document):
             continue

@@ -20,14 +20,13 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning.objects import Obj
-
-Place = tuple[str, str]  # (namespace, name)
+from driftctl.core.source.model import Place
 
 
 def place_of(obj: Mapping[str, Any]) -> Place:
     """The WebApp an object's events are about: the one at its namespace and name."""
     meta = obj.get("metadata") or {}
-    return str(meta.get("namespace", "")), str(meta.get("name", ""))
+    return Place(str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def fingerprint(obj: Obj) -> Obj:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-Key = tuple[str, str, str]  # kind, namespace, name
+from driftctl.core.planning.objects import ObjectKey
+
 MAX_PENDING = 8  # one reconcile writes an object at most a few times (spec, then status)
 
 
@@ -31,15 +32,15 @@ MAX_PENDING = 8  # one reconcile writes an object at most a few times (spec, the
 class OwnWrites:
     """The versions of driftctl's writes whose events have not come back yet, per object."""
 
-    _pending: dict[Key, tuple[str, ...]] = field(default_factory=dict)
+    _pending: dict[ObjectKey, tuple[str, ...]] = field(default_factory=dict)
 
-    def wrote(self, key: Key, version: str, held: str | None) -> None:
+    def wrote(self, key: ObjectKey, version: str, held: str | None) -> None:
         """A write of `key` was answered at `version`; `held`: the version the informer holds."""
         if version == held:
             return
         self._pending[key] = (*self._pending.get(key, ()), version)[-MAX_PENDING:]
 
-    def seen(self, key: Key, version: str | None) -> bool:
+    def seen(self, key: ObjectKey, version: str | None) -> bool:
         """An event of `key` at `version` (None: gone): whether it is one of our writes."""
         pending = self._pending.pop(key, ())
         if version is None or version not in pending:

@@ -16,10 +16,12 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from driftctl.core.cluster import requests as r
+from driftctl.core.api import requests as r
 from driftctl.core.planning.live import LiveState
-from driftctl.core.watch.changes import Place, place_of, worth_reconciling
-from driftctl.core.watch.own_writes import Key, OwnWrites
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.source.model import Place
+from driftctl.core.watch.changes import place_of, worth_reconciling
+from driftctl.core.watch.own_writes import OwnWrites
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 from driftctl.settings import Cluster
@@ -136,15 +138,18 @@ class Feed:
         if "resourceVersion" not in meta:
             return
         key = _written_key(body)
-        place = (key[1], key[2])
         with self._written_lock:  # the informer's store is read and the write told at once
             held = next(
-                (each.version_of(place) for each in self._informers if each.holds(key[0], key[1])),
+                (
+                    each.version_of(key.place)
+                    for each in self._informers
+                    if each.holds(key.kind, key.namespace)
+                ),
                 None,
             )
             self._written.wrote(key, str(meta["resourceVersion"]), held)
 
 
-def _written_key(obj: dict[str, Any]) -> Key:
+def _written_key(obj: dict[str, Any]) -> ObjectKey:
     meta = obj.get("metadata") or {}
-    return str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name"))
+    return ObjectKey(str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name")))

@@ -6,7 +6,7 @@ workers reconcile what it queues (pipeline.watch.workers), and the loop promotes
 that are due, polls Git and runs the resyncs (pipeline.watch.passes). A stop (SIGTERM)
 drains the reconciles in progress and releases the Lease; a lost Lease stops the process
 (exit 6), to start again as a standby: refused by another holder, or not renewed within the
-renew deadline (core.cluster.lease.Term), which ends before the Lease can expire for the
+renew deadline (core.api.lease.Term), which ends before the Lease can expire for the
 standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 (shell.probes). Decides nothing.
 """
@@ -17,8 +17,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from driftctl.core.cluster import requests as r
-from driftctl.core.cluster.lease import Standing, Term
+from driftctl.core.api import requests as r
+from driftctl.core.api.lease import Standing, Term
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import LockHeld
 from driftctl.pipeline.engine import Notice, holder_identity, in_scope, lease_of

@@ -3,7 +3,8 @@
 Counters, gauges and a histogram that the parts of the process (leader, feed, workers,
 passes) move as they work, and gauges read when scraped; shell.probes serves the registry
 on /metrics. State of one process, so it lives with the process, not among the pure
-renderers. Names (stable, alerts are written against them):
+renderers. Names (stable, alerts are written against them; docs/reference/metrics.md
+lists them for users):
 
     driftctl_watch_reconciles_total{result}     reconciles of one WebApp: success, failed
     driftctl_watch_full_passes_total{reason}    full plan and apply runs: start, git, resync
@@ -13,9 +14,12 @@ renderers. Names (stable, alerts are written against them):
     driftctl_applied_revision_info{revision}    1, labelled with the Git commit applied
     driftctl_watch_leader                       1 while this process holds the Lease
     driftctl_watch_git_polls_total              looks at the Git ref (fetching only when it moved)
-    driftctl_watch_lists_total{resource}        LISTs of the informers (the first, then per 410)
-    driftctl_watch_watches_total{resource}      WATCH requests started
     driftctl_watch_lease_writes_total           writes of the Lease (take, renew, release)
+    driftctl_watch_lists_<plural>               LISTs of the informers of webapps, deployments
+                                                (the first, then one per 410 Gone)
+    driftctl_watch_watches_<plural>             WATCH requests of webapps, deployments started
+    driftctl_watch_own_writes_pending           objects written by this process whose watch
+                                                event has not come back yet
 """
 
 from __future__ import annotations

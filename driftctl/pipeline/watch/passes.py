@@ -52,9 +52,11 @@ class Passes:
                 return
         for refusal in report.refusals:
             self._runtime.notice(f"refused: {refusal}")
-        failed_places = {each.key[1:] for each in report.outcomes if each.outcome is Outcome.FAILED}
+        failed_places = {
+            each.key.place for each in report.outcomes if each.outcome is Outcome.FAILED
+        }
         for place in sorted(failed_places):
-            self._workers.retry_later((place[0], place[1]))
+            self._workers.retry_later(place)
         if not failed_places:
             self._metrics.applied(report.revision)
         self._runtime.say(f"full {reason} pass at {report.revision[:12]}: {_summary(report)}")

@@ -17,7 +17,7 @@ from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.core.watch.changes import Place
+from driftctl.core.source.model import Place
 from driftctl.pipeline.engine import Asking, Goal, applier_for, make_plan, make_plans
 from driftctl.pipeline.watch.setup import Setup
 from driftctl.shell.apply import Progress

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable, Iterator
 
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
+from driftctl.core.source.model import Place
 from driftctl.core.watch.backoff import Backoff
-from driftctl.core.watch.changes import Place
 from driftctl.core.watch.queue import WorkQueue
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.watch.metrics import WatchMetrics

@@ -6,14 +6,14 @@ resourceVersion it was computed against. `driftctl apply --plan FILE`:
 1. a plan made for another instance, field manager, source, commit's folder, namespace,
    CRD or shard is refused as a whole (`refusal`), before any request;
 2. each object that did not move gets its saved action, exactly; one that moved is planned
-   again and proceeds only with the same verb and patch (`reconcile`).
+   again and proceeds only with the same verb and patch (`recheck`).
 
 The package's rooms, each importable from here:
 - identity: what a plan was made for (`PlanIdentity`, `CrdIdentity`), `refusal`,
   `unsavable`, and `SavedPlanError`;
 - file_format: the file, versioned, written (`saved_plan_json`) and read
   (`parse_saved_plan`) in one module; checks: the value checks its reading passes;
-- recheck: what moved since the plan (`moved`) and what proceeds (`reconcile`).
+- recheck: what moved since the plan (`moved`) and what proceeds (`recheck`).
 """
 
 from driftctl.core.planning.saved_plan.file_format import (
@@ -30,7 +30,7 @@ from driftctl.core.planning.saved_plan.identity import (
     refusal,
     unsavable,
 )
-from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of, moved, reconcile
+from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of, moved, recheck
 
 __all__ = [
     "FORMAT",
@@ -44,7 +44,7 @@ __all__ = [
     "base_of",
     "moved",
     "parse_saved_plan",
-    "reconcile",
+    "recheck",
     "refusal",
     "saved_plan_json",
     "unsavable",

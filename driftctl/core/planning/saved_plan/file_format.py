@@ -23,9 +23,9 @@ Keys (in this order):
                  null), patch (RFC 6902, live -> result), and what carrying it out needs,
                  the keys of `_FIELDS` its action has: manifest, owner, changes ({path, op,
                  before, after, managers, field, note, corrected}), removal ({fields,
-                 patch}: fields set outside Git, or null), apply (whether an update sends
-                 its manifest), kept ([{path, reason, live, git}]), delete, finalizerPatch,
-                 owned, error
+                 patch}: the action's revert of fields set outside Git, or null), apply
+                 (whether an update sends its manifest), kept ([{path, reason, live,
+                 git}]), delete, finalizerPatch, owned, error
 
 An action is read back as the type of its verb (a skip with an `error` is a Refused one),
 so a new kind of action whose fields are among `_FIELDS` needs nothing here.
@@ -44,7 +44,7 @@ from driftctl import __version__
 from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
-    FieldRemoval,
+    FieldRevert,
     OwnedDelete,
     Plan,
     Refused,
@@ -320,13 +320,13 @@ def _change(check: Checks, change: dict[str, Any], where: str) -> FieldChange:
     )
 
 
-def _removal_json(removal: FieldRemoval | None) -> Any:
-    if removal is None:
+def _revert_json(revert: FieldRevert | None) -> Any:
+    if revert is None:
         return None
-    return {"fields": [list(path) for path in removal.fields], "patch": list(removal.patch)}
+    return {"fields": [list(path) for path in revert.fields], "patch": list(revert.patch)}
 
 
-def _removal(check: Checks, value: Any, where: str) -> FieldRemoval | None:
+def _revert(check: Checks, value: Any, where: str) -> FieldRevert | None:
     if value is None:
         return None
     entry = check.mapping(value, where)
@@ -334,7 +334,7 @@ def _removal(check: Checks, value: Any, where: str) -> FieldRemoval | None:
         tuple(str(element) for element in check.items(path, f"{where}.fields[{n}]"))
         for n, path in enumerate(check.items(entry.get("fields"), f"{where}.fields"))
     )
-    return FieldRemoval(fields, check.operations(entry.get("patch"), f"{where}.patch"))
+    return FieldRevert(fields, check.operations(entry.get("patch"), f"{where}.patch"))
 
 
 def _kept_json(kept: tuple[Kept, ...]) -> list[dict[str, Any]]:
@@ -381,7 +381,7 @@ _FIELDS = (
     _Field("manifest", "manifest", _as_is, Checks.mapping),
     _Field("owner", "owner", _owner_json, _owner),
     _Field("changes", "changes", _changes_json, _changes, default=[]),
-    _Field("removal", "removal", _removal_json, _removal),
+    _Field("removal", "revert", _revert_json, _revert),
     _Field("apply", "apply", _as_is, Checks.flag, default=True),
     _Field("kept", "kept", _kept_json, _kept, default=[]),
     _Field("delete", "delete", _as_is, Checks.mapping),

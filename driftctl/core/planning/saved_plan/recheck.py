@@ -7,7 +7,7 @@ against (`Base`, None for an object that did not exist). When it is applied:
 - an object whose uid or resourceVersion moved (appeared, disappeared, was written) is
   planned again; if its new action has the same verb and the same patch it proceeds (with
   the new action, whose delete preconditions name the new resourceVersion), otherwise it
-  is refused with the reason (`reconcile`); a Deployment waiting for a refused WebApp is
+  is refused with the reason (`recheck`); a Deployment waiting for a refused WebApp is
   skipped, as in any plan (core.planning.plan.unless_owner_refused).
 A create applied once makes the object exist, so applying the same plan again refuses
 that create instead of creating twice.
@@ -45,7 +45,7 @@ class SavedPlan:
 def base_of(live: LiveState, key: ObjectKey) -> Base | None:
     """The uid and resourceVersion of the live object `key`, or None when it is absent."""
     objects = live.webapps if key.kind == c.KIND else live.deployments
-    obj = objects.get((key.namespace, key.name))
+    obj = objects.get(key.place)
     if obj is None:
         return None
     meta = metadata(obj)
@@ -57,7 +57,7 @@ def moved(saved: SavedPlan, live: LiveState) -> frozenset[ObjectKey]:
     return frozenset(key for key, base in saved.bases.items() if base_of(live, key) != base)
 
 
-def reconcile(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
+def recheck(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
     """The plan to carry out: saved actions where nothing moved, checked ones where it did."""
     changed = moved(saved, live)
     again: dict[ObjectKey, list[Action]] = {}

@@ -39,7 +39,7 @@ class Reach:
 
 
 @dataclass(frozen=True)
-class Lookups:
+class ExtraReads:
     """Where to list WebApps and Deployments that are not this instance's, and whether to
     list the autoscalers."""
 
@@ -48,20 +48,20 @@ class Lookups:
     autoscalers: bool = False
 
 
-def lookups(
+def extra_reads(
     desired: Sequence[WebApp], live: LiveState, manager: str, shard: Shard = WHOLE
-) -> Lookups:
+) -> ExtraReads:
     """The reads the plan of `desired` (this shard's part of it) needs besides `live`."""
-    desired = [app for app in desired if owns(shard, *app.key)]
-    return Lookups(
-        Reach.of(app.namespace for app in desired if app.key not in live.webapps),
-        Reach.of(app.namespace for app in desired if app.key not in live.deployments),
+    desired = [app for app in desired if owns(shard, *app.place)]
+    return ExtraReads(
+        Reach.of(app.namespace for app in desired if app.place not in live.webapps),
+        Reach.of(app.namespace for app in desired if app.place not in live.deployments),
         any(_replicas_moved(app, live, manager) for app in desired),
     )
 
 
 def _replicas_moved(app: WebApp, live: LiveState, manager: str) -> bool:
-    deployment = live.deployments.get(app.key)
+    deployment = live.deployments.get(app.place)
     if deployment is None:
         return False
     replicas = (deployment.get("spec") or {}).get("replicas")

@@ -1,4 +1,4 @@
-"""The commands of one run against the cluster: plan, apply, unlock (pipeline.cluster)."""
+"""The batch commands, each one run against the cluster: plan, apply, unlock (pipeline.batch)."""
 
 from __future__ import annotations
 
@@ -84,10 +84,10 @@ def plan(
     the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
     the cluster equals Git, 1 when it differs, 2/3/4 on errors.
     """
-    from driftctl.pipeline import cluster as run
+    from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
 
-    planned = run.plan(
+    planned = batch.plan(
         source,
         cluster,
         policy,
@@ -182,10 +182,10 @@ def apply(
     live uid or resourceVersion moved since is planned again: it proceeds when its action
     and patch are unchanged, and is refused (exit 5) otherwise.
     """
-    from driftctl.pipeline import cluster as run
+    from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
 
-    report = run.apply(
+    report = batch.apply(
         source,
         dataclasses.replace(cluster, max_events=max_events),
         policy,
@@ -212,8 +212,8 @@ def apply(
 @lock_flags
 def unlock(*, cluster: Cluster, shard: Shard, lock: Lock) -> None:
     """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
-    from driftctl.pipeline import cluster as run
+    from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
 
-    unlocked = run.unlock(cluster, lock, shard=shard, notice=TextLog(style()).retry)
+    unlocked = batch.unlock(cluster, lock, shard=shard, notice=TextLog(style()).retry)
     click.echo(plan_render.unlocked_line(unlocked.lease.display, unlocked.holder))

@@ -1,4 +1,4 @@
-"""Sequencing of the cluster commands: desired state, live state, plan; for apply, the lock.
+"""The batch job's flows: plan and apply (desired state, live state, plan; the lock), unlock.
 
 `plan` reads (LIST pages and dry-runs) and never writes to the cluster (`--out` writes
 only the saved-plan file). `apply` takes the run lock first, then plans (or, with
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftctl import conventions as c
-from driftctl.core.cluster.lease import LeaseRef
+from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport

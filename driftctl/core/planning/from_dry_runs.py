@@ -1,7 +1,7 @@
 """The second step of a plan: the server's dry-run answers become exact actions.
 
-Pure. A candidate's apply answer, with its removal answer grafted on (the fields set
-outside Git, core.planning.foreign), is compared with the live object: equal content and
+Pure. A candidate's apply answer, with its revert's answer grafted on (the fields set
+outside Git, core.planning.outside_git), is compared with the live object: equal content and
 the same fields owned is unchanged, else an update with every field change, each saying
 why it changes (a field set outside Git, an ignored field Git changed, a fight).
 """
@@ -12,15 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning import fights, foreign
+from driftctl.core.planning import fights
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Create,
     DryRunError,
     DryRunResult,
-    FieldRemoval,
-    Notes,
+    FieldNotes,
+    FieldRevert,
     Refused,
     Unchanged,
     Update,
@@ -28,14 +28,15 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange, field_changes, managers_of, patch_between
 from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import Obj, ObjectKey
+from driftctl.core.planning.outside_git import with_reverts
 
-RemovalAnswer = Obj | DryRunError
+RevertAnswer = Obj | DryRunError
 
 
-def decide(
+def exact_action(
     candidate: Candidate,
     results: Mapping[ObjectKey, DryRunResult],
-    removed: Mapping[ObjectKey, RemovalAnswer],
+    reverted: Mapping[ObjectKey, RevertAnswer],
     manager: str,
     *,
     creates_answer: bool = False,
@@ -47,16 +48,16 @@ def decide(
     after = _applied(candidate, results)
     if isinstance(after, Refused):
         return after
-    if candidate.removal is None:
+    if candidate.revert is None:
         if _same(candidate.live, after, manager):
             notes = candidate.notes
             return Unchanged(candidate.key, kept=notes.kept, foreign=notes.foreign)
         return _update(candidate, candidate.live, after, manager)
-    answer = removed.get(candidate.key)
+    answer = reverted.get(candidate.key)
     if not isinstance(answer, dict):
         message = answer.message if answer is not None else "no dry-run result was given"
         return _refused(candidate, f"removing fields set outside Git: {message}")
-    after = foreign.with_removals(after, answer, candidate.removal.fields)
+    after = with_reverts(after, answer, candidate.revert.fields)
     return _update(candidate, candidate.live, after, manager)
 
 
@@ -104,13 +105,13 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
     patch = patch_between(live, after)
     changes = annotated(
         field_changes(live, after, patch, manager),
-        candidate.removal,
+        candidate.revert,
         candidate.notes,
         candidate.key.kind,
     )
     if patch:
         reason = _update_reason(changes)
-    elif candidate.removal is not None:
+    elif candidate.revert is not None:
         reason = "fields set outside Git come back as the server's defaults; their owner goes"
     else:
         reason = _ownership_reason(live, after, manager)
@@ -123,7 +124,7 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
         candidate.manifest,
         tuple(patch),
         changes,
-        removal=candidate.removal,
+        revert=candidate.revert,
         apply=candidate.apply,
         kept=notes.kept,
         foreign=notes.foreign,
@@ -131,15 +132,15 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
 
 
 def annotated(
-    changes: Sequence[FieldChange], removal: FieldRemoval | None, notes: Notes, kind: str
+    changes: Sequence[FieldChange], revert: FieldRevert | None, notes: FieldNotes, kind: str
 ) -> tuple[FieldChange, ...]:
     """Each change with why it happens (a field set outside Git, an ignored field Git
     changed) and, for a fight, how many runs in a row corrected it before."""
-    removed = removal.fields if removal is not None else ()
+    reverted = revert.fields if revert is not None else ()
     out = []
     for change in changes:
-        note = next((why for path, why in notes.notes if _within(change.field, path)), "")
-        if any(_within(change.field, path) for path in removed):
+        note = next((why for path, why in notes.change_notes if _within(change.field, path)), "")
+        if any(_within(change.field, path) for path in reverted):
             verb = "added" if change.op == "remove" else "set"
             note = f"{verb} by {', '.join(change.managers) or 'another manager'}, not in Git"
         out.append(replace(change, note=note))

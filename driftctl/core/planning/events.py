@@ -24,7 +24,7 @@ _MESSAGE_LIMIT = 1024  # what the API server keeps of an Event message
 
 
 @dataclass(frozen=True)
-class Note:
+class Event:
     """One Event: its reason (CamelCase, as controllers write them), message and type."""
 
     reason: str
@@ -35,7 +35,7 @@ class Note:
 Done = tuple[Action, ObjectOutcome]  # an action of a chain and its outcome
 
 
-def chain_note(done: Sequence[Done]) -> Note | None:
+def chain_event(done: Sequence[Done]) -> Event | None:
     """The one Event of a WebApp's chain: its failures, else the fights it corrected
     (a Warning: the same manager changed a field back again), else what changed, else
     None."""
@@ -43,14 +43,14 @@ def chain_note(done: Sequence[Done]) -> Note | None:
     if failed:
         removal = any(isinstance(action, Prune | Cleanup) for action, _ in failed)
         message = "; ".join(f"{out.key.display}: {out.reason}" for _, out in failed)
-        return Note("CleanupFailed" if removal else "ApplyFailed", message, warning=True)
+        return Event("CleanupFailed" if removal else "ApplyFailed", message, warning=True)
     changed = [action for action, outcome in done if outcome.outcome in _CHANGED]
     if not changed:
         return None
     fights = [fight_message(action.key, changes_of(action)) for action in changed]
     if any(fights):
-        return Note("Fight", "; ".join(fight for fight in fights if fight), warning=True)
-    return Note(meaning(changed[0].verb).event, "; ".join(_describe(action) for action in changed))
+        return Event("Fight", "; ".join(fight for fight in fights if fight), warning=True)
+    return Event(meaning(changed[0].verb).event, "; ".join(_describe(action) for action in changed))
 
 
 def _describe(action: Action) -> str:
@@ -63,7 +63,7 @@ def _describe(action: Action) -> str:
     return f"{action.key.display} {meaning(action.verb).past} by driftctl{what}"
 
 
-def summary_note(left_out: Counter[str], cap: int, revision: str) -> Note:
+def summary_event(left_out: Counter[str], cap: int, revision: str) -> Event:
     """The Event beyond the cap: how many were left out, by reason."""
     reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(left_out.items()))
     total = sum(left_out.values())
@@ -71,4 +71,4 @@ def summary_note(left_out: Counter[str], cap: int, revision: str) -> Note:
         f"{total} more WebApp Events of this run (at {revision[:12] or 'an unknown commit'}) "
         f"were not recorded, beyond --max-events {cap}: {reasons}"
     )
-    return Note("EventsLimited", message[:_MESSAGE_LIMIT])
+    return Event("EventsLimited", message[:_MESSAGE_LIMIT])

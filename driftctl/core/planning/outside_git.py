@@ -1,4 +1,4 @@
-"""Fields set outside Git: which of them are drift, and the guarded patch that removes them.
+"""Fields set outside Git: which of them are drift, and the guarded patch that reverts them.
 
 Drift is every difference from Git, so a field Git does not declare is drift when a person
 set it: when an *override manager* (the kubectl family by default, `--override-manager`)
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning import navigate as nav
 from driftctl.core.planning.changes import Foreign, Kept, Operation
 from driftctl.core.planning.ignoring import Ignored
 from driftctl.core.planning.normalize import normalize
@@ -33,8 +33,8 @@ from driftctl.settings import Drift
 
 
 @dataclass(frozen=True)
-class Removed:
-    """A field set outside Git that apply removes, and the managers that set it."""
+class Reverted:
+    """A field set outside Git that apply reverts (removes), and the managers that set it."""
 
     path: fs.FieldPath
     managers: tuple[str, ...]
@@ -42,9 +42,9 @@ class Removed:
 
 @dataclass(frozen=True)
 class OutsideGit:
-    """What an object holds that Git does not declare: to remove, kept (ignored), theirs."""
+    """What an object holds that Git does not declare: to revert, kept (ignored), theirs."""
 
-    removed: tuple[Removed, ...] = ()
+    reverted: tuple[Reverted, ...] = ()
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
 
@@ -81,11 +81,11 @@ def outside_git(
     others = [e for e in entries if not _is_override(e, drift, manager) and not _ours(e, manager)]
     declared = fs.fieldset(applied)
     keep = _Owned.of(others).plus(declared)
-    removed, kept = [], []
+    reverted, kept = [], []
     for node in _top_free(live, _Owned.of(overrides).nodes, keep):
         why = _ignored_by(ignored, node)
         if why is None:
-            removed.append(Removed(node, _managers(overrides, node)))
+            reverted.append(Reverted(node, _managers(overrides, node)))
         else:
             kept.append(Kept(fs.display_path(node), why, _value(live, node)))
     foreign: tuple[Foreign, ...] = ()
@@ -95,7 +95,7 @@ def outside_git(
             Foreign(fs.display_path(node), _managers(others, node), _value(live, node))
             for node in _top_free(live, _Owned.of(others).nodes, blocked)
         )
-    return OutsideGit(tuple(removed), tuple(kept), foreign)
+    return OutsideGit(tuple(reverted), tuple(kept), foreign)
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,9 @@ def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> li
     free = {
         node
         for node in nodes
-        if node[-1] not in _KEYED_MAPS and not blocking.blocks(node) and nav.locate(live, node)
+        if node[-1] not in _KEYED_MAPS
+        and not blocking.blocks(node)
+        and field_access.locate(live, node)
     }
     return sorted(node for node in free if not any(node[:n] in free for n in range(1, len(node))))
 
@@ -164,32 +166,32 @@ def _managers(entries: Iterable[Obj], node: fs.FieldPath) -> tuple[str, ...]:
 
 
 def _value(live: Obj, node: fs.FieldPath) -> object:
-    return nav.value_at(normalize(live), node)[1]
+    return field_access.value_at(normalize(live), node)[1]
 
 
-def removal_patch(live: Obj, removed: Iterable[Removed]) -> tuple[Operation, ...]:
-    """The JSON Patch that removes `removed` from `live`, guarded by its resourceVersion.
+def revert_patch(live: Obj, reverted: Iterable[Reverted]) -> tuple[Operation, ...]:
+    """The JSON Patch that removes `reverted` from `live`, guarded by its resourceVersion.
 
     Removals run from the last list index to the first, so no index moves under a later op.
     """
-    steps = [nav.locate(live, each.path) for each in removed]
+    steps = [field_access.locate(live, each.path) for each in reverted]
     ordered = sorted((s for s in steps if s is not None), key=_order, reverse=True)
     if not ordered:
         return ()
     version = str(metadata(live).get("resourceVersion", ""))
     guard: Operation = {"op": "test", "path": "/metadata/resourceVersion", "value": version}
-    return (guard, *({"op": "remove", "path": nav.json_pointer(s)} for s in ordered))
+    return (guard, *({"op": "remove", "path": field_access.json_pointer(s)} for s in ordered))
 
 
 def _order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int, str], ...]:
     return tuple((1, step, "") if isinstance(step, int) else (0, 0, step) for step in steps)
 
 
-def with_removals(after: Obj, removed_answer: Obj, removed: Iterable[fs.FieldPath]) -> Obj:
-    """`after` (the apply's answer) with each removed field as the removal's answer has it:
+def with_reverts(after: Obj, revert_answer: Obj, reverted: Iterable[fs.FieldPath]) -> Obj:
+    """`after` (the apply's answer) with each reverted field as the revert's answer has it:
     gone, or back as the server's default. The two touch different fields."""
     out = after
-    for path in removed:
-        present, value = nav.value_at(removed_answer, path)
-        out = nav.with_value(out, path, present, value)
+    for path in reverted:
+        present, value = field_access.value_at(revert_answer, path)
+        out = field_access.with_value(out, path, present, value)
     return out
