@@ -53,6 +53,9 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     "refused (the others were applied)",
     ExitCode.LOCKED: "another run holds the lock; `watch` lost its Lease or passed its renew "
     "deadline",
+    ExitCode.NOT_ROLLED_OUT: "`apply --wait`: everything was applied, but the rollout of a "
+    "WebApp the run changed stalled (a reason waiting will not fix, or the progress deadline) "
+    "or did not complete within `--wait-timeout`",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, SIGINT)",
 }
 

@@ -22,6 +22,7 @@ class ExitCode(enum.IntEnum):
     ENVIRONMENT = 4  # git or cluster unreachable, authentication or permission refused
     PARTIAL_FAILURE = 5
     LOCKED = 6
+    NOT_ROLLED_OUT = 7  # apply --wait: applied, but a rollout stalled or did not finish in time
     INTERRUPTED = 130
 
 

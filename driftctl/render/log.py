@@ -9,7 +9,9 @@ One JSON object per line (`--log-format json`). Every line starts with these key
     revision      the Git commit the run applies (null until the desired state is read)
 and then the event's own keys:
     object        kind, namespace, name; `action` (plan) or `outcome` (apply); reason
-    status        kind, namespace, name, ready, available_replicas (a WebApp status written)
+    status        kind, namespace, name, ready, available_replicas, rollout (complete,
+                  progressing, stalled), reason and message of its Ready condition (a
+                  WebApp status written; a warning when stalled: the Pod and its reason)
     retry         a transient failure retried (message only)
     refusal       a prune guard refused (message only)
     warning       something that did not stop the run: a skipped document, a failed push
@@ -35,7 +37,8 @@ from typing import Any
 
 from driftctl.core.planning.actions import Action, Plan
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
+from driftctl.core.planning.status import state_of
 from driftctl.core.planning.verbs import Verb, meaning
 from driftctl.core.source.repo_url import redact_text
 from driftctl.errors import DriftctlError, InvalidDesiredState
@@ -132,14 +135,19 @@ def action_record(action: Action) -> Record:
 
 def status_record(key: ObjectKey, status: Mapping[str, Any]) -> Record:
     """A WebApp status apply wrote: `status WebApp/web/shop: ready (2 available)`."""
+    rollout = state_of(dict(status))
+    ready = [c for c in status.get("conditions") or [] if c.get("type") == "Ready"]
     return Record(
-        Level.INFO,
+        Level.WARNING if rollout is RolloutState.STALLED else Level.INFO,
         "status",
         plan_render.status_line(key, dict(status)),
         {
             **_object(key),
             "ready": bool(status.get("ready")),
             "available_replicas": status.get("available_replicas", 0),
+            "rollout": str(rollout),
+            "reason": str(ready[0].get("reason", "")) if ready else "",
+            "message": plan_render.ready_message(dict(status)),
         },
     )
 

@@ -238,14 +238,28 @@ def outcome_line(item: ObjectOutcome, style: Style | None = None) -> str:
 
 
 def status_line(key: ObjectKey, status: dict[str, Any], style: Style | None = None) -> str:
-    """`status WebApp/web/shop: ready (2 available)`, or not ready with the Ready message."""
+    """`status WebApp/web/shop: ready (2 available)`; or `stalled` (waiting will not fix it)
+    or `not ready`, with the Ready condition's message (the Pod and its reason, or the
+    rollout's figures)."""
     style = style or Style()
     available = status.get("available_replicas", 0)
+    head = f"{style.paint('status', 'blue')} {key.display}"
     if status.get("ready"):
-        return f"{style.paint('status', 'blue')} {key.display}: ready ({available} available)"
+        return f"{head}: ready ({available} available)"
+    stalled = any(
+        cond.get("type") == "Stalled" and cond.get("status") == "True"
+        for cond in status.get("conditions") or []
+    )
+    state = style.paint("stalled", "red") if stalled else "not ready"
+    message = ready_message(status)
+    why = f": {message}" if message else ""
+    return f"{head}: {state} ({available} available){why}"
+
+
+def ready_message(status: dict[str, Any]) -> str:
+    """The message of a status's Ready condition ("" when it has none)."""
     ready = [cond for cond in status.get("conditions") or [] if cond.get("type") == "Ready"]
-    why = f": {ready[0].get('message')}" if ready and ready[0].get("message") else ""
-    return f"{style.paint('status', 'blue')} {key.display}: not ready ({available} available){why}"
+    return str(ready[0].get("message") or "") if ready else ""
 
 
 def unlocked_line(lease: str, holder: str | None) -> str:

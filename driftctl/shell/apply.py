@@ -47,15 +47,25 @@ from driftctl.core.planning.actions import (
     is_changing,
     outcome_of,
 )
-from driftctl.core.planning.events import Done, chain_event
+from driftctl.core.planning.events import Done, Event, chain_event, stall_event
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.plan import after_refusal
-from driftctl.core.planning.status import facts_of, status_update
+from driftctl.core.planning.status import (
+    StatusFacts,
+    StatusUpdate,
+    ended,
+    facts_of,
+    reads_pods,
+    stalled_message,
+    state_of,
+    status_update,
+)
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
+from driftctl.shell.rollouts import read_new_pods
 
 Tick = Callable[[str, int, int | None], None]  # phase, objects done, total (None: unknown)
 
@@ -82,7 +92,17 @@ class StatusWritten:
     status: Obj
 
 
-Report = ObjectOutcome | StatusWritten
+@dataclass(frozen=True)
+class RolloutSeen:
+    """Where a WebApp's rollout is, as its status (written or not) says; and the end of it
+    that the status records, if it turned Ready or Stalled."""
+
+    key: ObjectKey
+    state: RolloutState
+    ended: RolloutState | None = None
+
+
+Report = ObjectOutcome | StatusWritten | RolloutSeen
 
 
 class _CreateRefused(Exception):
@@ -167,6 +187,7 @@ class Applier:
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
+    _rollouts: list[RolloutSeen] = field(default_factory=list)
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan; one outcome per object."""
@@ -176,7 +197,11 @@ class Applier:
         for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
             self._run(phase, stage)
         self.events.close()
-        return ApplyReport(tuple(self._outcomes), plan.revision, plan.refusals)
+        rollouts = tuple((seen.key, seen.state) for seen in self._rollouts)
+        ended_ = tuple((seen.key, seen.ended) for seen in self._rollouts if seen.ended)
+        return ApplyReport(
+            tuple(self._outcomes), plan.revision, plan.refusals, rollouts=rollouts, ended=ended_
+        )
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
@@ -185,6 +210,9 @@ class Applier:
             try:
                 for chain, reports in zip(chains, pool.map(self._run_chain, chains), strict=True):
                     for report in reports:
+                        if isinstance(report, RolloutSeen):
+                            self._rollouts.append(report)
+                            continue
                         if isinstance(report, StatusWritten):
                             self.progress.status(report.key, report.status)
                             continue
@@ -203,11 +231,13 @@ class Applier:
         steps: list[Step] = list(chain)
         reports: list[Report] = []
         done: list[Done] = []
+        stalled: Event | None = None
         index = 0
         while index < len(steps):
             step = steps[index]
             if isinstance(step, WriteStatus):
-                reports += self._write_status(step.key)
+                written, stalled = self._write_status(step.key)
+                reports += written
             else:
                 try:
                     outcome = self._act(step)
@@ -220,7 +250,7 @@ class Applier:
                 done.append((step, outcome))
                 reports.append(outcome)
             index += 1
-        event = chain_event(done)
+        event = chain_event(done, stalled)
         about = self._objects.get(webapp) or before
         if event is not None and about:
             self.events.record(about, event)
@@ -306,19 +336,67 @@ class Applier:
             )
         return self._server_side_apply(action, action.manifest)
 
-    def _write_status(self, key: ObjectKey) -> list[Report]:
+    def _write_status(self, key: ObjectKey) -> tuple[list[Report], Event | None]:
+        """The WebApp's status, written if it changed; the Warning when it just stalled."""
         webapp = self._objects.get(key)
         if webapp is None or is_terminating(webapp) or key in self._failed:
-            return []
+            return [], None
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
         facts = facts_of(self._plan, key, self._failed)
-        update = status_update(webapp, deployment, self.now, facts)
-        if not update.changed:
-            return []
         try:
-            self.kube.send(r.apply(update.manifest, self.manager, status=True))
+            update = write_status(
+                self.kube,
+                self.manager,
+                webapp=webapp,
+                deployment=deployment,
+                now=self.now,
+                facts=facts,
+            )
+        except StatusFailed as failed:
+            return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
+        status, turned = update.status, ended(webapp.get("status") or {}, update.status)
+        reports: list[Report] = [RolloutSeen(key, state_of(status), turned)]
+        why = stalled_message(status)
+        stalled = stall_event(key, why) if why and turned else None
+        if update.changed:
+            reports.append(StatusWritten(key, status))
+        return reports, stalled
+
+
+class StatusFailed(Exception):
+    """A WebApp status could not be read for or written: the object's failure, not the run's."""
+
+
+def write_status(
+    kube: Kube,
+    manager: str,
+    *,
+    webapp: Obj,
+    deployment: Obj | None,
+    now: datetime.datetime,
+    facts: StatusFacts | None = None,
+) -> StatusUpdate:
+    """The status of `webapp` from its Deployment (and, when they can tell something, the
+    new Pods: core.planning.status.reads_pods), applied when it changed.
+
+    StatusFailed when its Pods could not be read or the write was refused; an error that
+    ends the run goes up as it is.
+    """
+    pods = None
+    if reads_pods(webapp, deployment) and deployment is not None:
+        try:
+            pods = read_new_pods(kube, deployment)
         except ApiError as failed:
             if ends_the_run(failed.status):
                 raise
-            return [ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")]
-        return [StatusWritten(key, update.status)]
+            raise StatusFailed(f"reading its rollout's Pods: {failed.short}") from None
+    update = status_update(webapp, deployment, now, facts, pods)
+    if not update.changed:
+        return update
+    try:
+        kube.send(r.apply(update.manifest, manager, status=True))
+    except ApiError as failed:
+        if ends_the_run(failed.status):
+            raise
+        raise StatusFailed(f"writing its status: {failed.short}") from None
+    return update

@@ -130,13 +130,32 @@ def status_webapp(replicas: int = 3, status: Obj | None = None) -> Obj:
 
 
 def status_deployment(
-    available: int | None, observed: int = 2, conditions: list[Any] | None = None
+    available: int | None,
+    observed: int = 2,
+    conditions: list[Any] | None = None,
+    *,
+    replicas: int = 3,
+    updated: int | None = None,
+    total: int | None = None,
 ) -> Obj:
-    """A Deployment at generation 2 as far as a WebApp's status reads it: its status."""
-    status: Obj = {"observedGeneration": observed, "conditions": conditions or []}
+    """A Deployment of `replicas` at generation 2 as far as a WebApp's status reads it: its
+    status, where `updated` (default: all of them) run the latest template and `total`
+    (default: the updated ones) are counted, old ones included."""
+    updated = replicas if updated is None else updated
+    status: Obj = {
+        "observedGeneration": observed,
+        "conditions": conditions or [],
+        "updatedReplicas": updated,
+        "replicas": updated if total is None else total,
+    }
     if available is not None:
         status["availableReplicas"] = available
-    return {"kind": "Deployment", "metadata": {"generation": 2}, "status": status}
+    return {
+        "kind": "Deployment",
+        "metadata": {"generation": 2},
+        "spec": {"replicas": replicas},
+        "status": status,
+    }
 
 
 def other_selector_deployment(harness: Harness, owner_uid: str) -> Obj:

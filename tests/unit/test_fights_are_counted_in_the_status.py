@@ -75,8 +75,7 @@ def test_corrections_and_kept_fields_are_written_once_then_nothing() -> None:
         ignored=(("Deployment", "spec.replicas", "scaled by HorizontalPodAutoscaler/web/shop"),),
         corrected=(("Deployment", change("kubectl-set")),),
     )
-    scaled = status_deployment(5)
-    scaled["spec"] = {"replicas": 5}
+    scaled = status_deployment(5, replicas=5)
 
     first = status_update(status_webapp(replicas=3), scaled, NOW, facts)
     again = status_update(

@@ -58,7 +58,11 @@ DEPLOYMENT = Kind(c.DEPLOYMENT_KIND, "/apis/apps/v1", "deployments")
 LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
 EVENT = Kind("Event", "/api/v1", "events")
 AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
-KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER)}
+REPLICASET = Kind("ReplicaSet", "/apis/apps/v1", "replicasets")  # a rollout's (shell.rollouts)
+POD = Kind("Pod", "/api/v1", "pods")
+KINDS = {
+    kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER, REPLICASET, POD)
+}
 
 
 def _json(body: Any) -> bytes:

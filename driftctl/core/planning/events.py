@@ -2,7 +2,8 @@
 
 Pure. A WebApp's chain (its WebApp, its Deployment, or its removal) makes at most one
 Event, saying everything the run did to it (a WebApp created with its Deployment is one
-Event), or None when nothing changed. A run records at most `--max-events` of them; the
+Event), or that its rollout just stalled (a Warning naming the Pod and its reason), or
+None when nothing changed. A run records at most `--max-events` of them; the
 rest are counted into one summary Event at the end, so a first run on a large fleet does
 not flood etcd with thousands of Events. An Event's reason and the words of its message
 are its verb's (core.planning.verbs). shell.events sends them.
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from driftctl.core.planning.actions import Action, Cleanup, Prune, changes_of
 from driftctl.core.planning.fights import fight_message
+from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.core.planning.verbs import meaning
 
@@ -35,15 +37,17 @@ class Event:
 Done = tuple[Action, ObjectOutcome]  # an action of a chain and its outcome
 
 
-def chain_event(done: Sequence[Done]) -> Event | None:
-    """The one Event of a WebApp's chain: its failures, else the fights it corrected
-    (a Warning: the same manager changed a field back again), else what changed, else
-    None."""
+def chain_event(done: Sequence[Done], stalled: Event | None = None) -> Event | None:
+    """The one Event of a WebApp's chain: its failures, else its rollout `stalled`, else
+    the fights it corrected (a Warning: the same manager changed a field back again), else
+    what changed, else None."""
     failed = [(action, outcome) for action, outcome in done if outcome.outcome is Outcome.FAILED]
     if failed:
         removal = any(isinstance(action, Prune | Cleanup) for action, _ in failed)
         message = "; ".join(f"{out.key.display}: {out.reason}" for _, out in failed)
         return Event("CleanupFailed" if removal else "ApplyFailed", message, warning=True)
+    if stalled is not None:
+        return stalled
     changed = [action for action, outcome in done if outcome.outcome in _CHANGED]
     if not changed:
         return None
@@ -51,6 +55,13 @@ def chain_event(done: Sequence[Done]) -> Event | None:
     if any(fights):
         return Event("Fight", "; ".join(fight for fight in fights if fight), warning=True)
     return Event(meaning(changed[0].verb).event, "; ".join(_describe(action) for action in changed))
+
+
+def stall_event(webapp: ObjectKey, why: str) -> Event:
+    """The Warning of a WebApp whose rollout just stalled: the Pod and its reason, or the
+    progress deadline (core.planning.status.stalled_message)."""
+    message = f"{webapp.display}: rollout stalled: {why}"
+    return Event("RolloutStalled", message[:_MESSAGE_LIMIT], warning=True)
 
 
 def _describe(action: Action) -> str:

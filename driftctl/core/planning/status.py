@@ -16,6 +16,16 @@ From the plan (`StatusFacts`): `ignoredFields`, the fields of the WebApp and its
 that differ from Git and are kept (an autoscaler's replicas, ignore rules), and
 `corrections`, the bounded record of drift reverted (core.planning.fights). While an
 autoscaler keeps the replicas, readiness counts the Deployment's replicas, not Git's.
+
+Readiness is the rollout's (core.planning.rollout): Ready only once every desired pod runs
+the latest template and is available, with no old pod left; `Reconciling` with the figures
+while it moves; `Stalled` when the Deployment gave up, or at once when a Pod of the new
+ReplicaSet shows a reason waiting will not fix (read only when `reads_pods` says so).
+
+What runs: `servingRevision` is `lastAppliedRevision` once its rollout completed (and the
+Deployment holds what Git declares), and stays the earlier one until then; `images` are the
+digests the ready Pods of that completed rollout run, read once per Deployment generation
+(`imagesGeneration`), and `mixedDigests` says when one reference runs at several digests.
 """
 
 from __future__ import annotations
@@ -28,10 +38,20 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning import fights
-from driftctl.core.planning.actions import Conflict, Plan, Replace, Update, kept_of
+from driftctl.core.planning.actions import (
+    Conflict,
+    Create,
+    Plan,
+    Replace,
+    Unchanged,
+    Update,
+    kept_of,
+)
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
+from driftctl.core.planning.outcomes import RolloutState
+from driftctl.core.planning.rollout import NewPods, Phase, needs_pods, rollout_of
 from driftctl.core.source.model import WebAppStatus
 from driftctl.core.source.schema import json_name
 from driftctl.kube_formats import api_time
@@ -49,6 +69,9 @@ class StatusFacts:
     ignored: tuple[tuple[str, str, str], ...] = ()
     corrected: tuple[tuple[str, FieldChange], ...] = ()
     conflict: str | None = None  # the Deployment of its name is another owner's
+    # The Deployment holds what Git declares (unchanged, or applied in this run): once its
+    # rollout completes, the WebApp's revision is serving.
+    current: bool = True
 
 
 def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
@@ -68,12 +91,19 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
     conflict = next(
         (f"{a.key.display} {a.reason}" for a in actions if isinstance(a, Conflict)), None
     )
-    return StatusFacts(ignored, corrected, conflict)
+    current = (
+        any(
+            a.key == deployment and isinstance(a, Unchanged | Create | Update | Replace)
+            for a in actions
+        )
+        and deployment not in failed
+    )
+    return StatusFacts(ignored, corrected, conflict, current)
 
 
 @dataclass(frozen=True)
 class Health:
-    """What the Deployment says, reduced to what the WebApp status reports."""
+    """What the Deployment (and its new Pods) say, reduced to what the WebApp status reports."""
 
     available: int
     desired: int
@@ -93,12 +123,20 @@ class StatusUpdate:
 
 
 def health(
-    webapp: Obj, deployment: Obj | None, *, scaled: bool = False, conflict: str | None = None
+    webapp: Obj,
+    deployment: Obj | None,
+    *,
+    scaled: bool = False,
+    conflict: str | None = None,
+    pods: NewPods | None = None,
 ) -> Health:
-    """Ready when available >= desired and the Deployment observed its latest generation.
+    """Ready when the Deployment's rollout is complete (core.planning.rollout) and the
+    available pods reach the desired count.
 
     `scaled`: an autoscaler keeps the Deployment's replicas, so those are the desired count.
     `conflict`: the Deployment of the WebApp's name is another owner's; waiting will not help.
+    `pods`: the new ReplicaSet's Pods, when they were read: one stuck for a reason waiting
+    will not fix stalls the WebApp at once, named with its reason.
     """
     desired = int((webapp.get("spec") or {}).get("replicas", 0))
     if conflict is not None:
@@ -107,31 +145,29 @@ def health(
         desired = int((deployment.get("spec") or {}).get("replicas", desired))
     if deployment is None:
         return Health(0, desired, False, "DeploymentMissing", "the Deployment does not exist yet")
-    status = deployment.get("status") or {}
-    available = int(status.get("availableReplicas", 0))
-    stalled = _stalled(status)
-    if stalled is not None:
-        return Health(available, desired, False, *stalled, stalled=True)
-    generation = int(metadata(deployment).get("generation", 0))
-    if int(status.get("observedGeneration", 0)) < generation:
+    return _rollout_health(deployment, desired, pods)
+
+
+def _rollout_health(deployment: Obj, desired: int, pods: NewPods | None) -> Health:
+    rollout = rollout_of(deployment)
+    available = rollout.available
+    if rollout.phase is Phase.DEADLINE:
+        return Health(available, desired, False, rollout.reason, rollout.message, stalled=True)
+    if rollout.phase is Phase.NOT_OBSERVED:
+        generation = int(metadata(deployment).get("generation", 0))
         message = f"the Deployment controller has not observed generation {generation} yet"
         return Health(available, desired, False, "DeploymentNotObserved", message)
+    stuck = pods.blocker if pods is not None and rollout.phase is Phase.PROGRESSING else None
+    if stuck is not None:
+        message = f"{stuck.text} (rollout: {rollout.figures})"
+        return Health(available, desired, False, stuck.reason, message, stalled=True)
+    if rollout.updated < rollout.desired or rollout.old:
+        message = f"rollout in progress: {rollout.figures}"
+        return Health(available, desired, False, "RolloutInProgress", message)
     counted = f"{available}/{desired} replicas available"
-    if available < desired:
+    if rollout.phase is not Phase.COMPLETE or available < desired:
         return Health(available, desired, False, "ReplicasUnavailable", counted)
     return Health(available, desired, True, "Available", counted)
-
-
-def _stalled(status: Obj) -> tuple[str, str] | None:
-    # The Deployment controller gives up in these two ways; waiting longer will not help.
-    for condition in status.get("conditions") or []:
-        kind, state = condition.get("type"), condition.get("status")
-        gave_up = condition.get("reason") == "ProgressDeadlineExceeded"
-        if (kind == "Progressing" and state == "False" and gave_up) or (
-            kind == "ReplicaFailure" and state == "True"
-        ):
-            return str(condition.get("reason") or kind), str(condition.get("message", ""))
-    return None
 
 
 def conditions(state: Health, generation: int, previous: list[Obj], now: str) -> list[Obj]:
@@ -163,16 +199,27 @@ def _since(previous: list[Obj], kind: str, value: str, now: str) -> str:
     return now
 
 
+def reads_pods(webapp: Obj, deployment: Obj | None) -> bool:
+    """Whether the status of `webapp` needs the new Pods of `deployment` (two LISTs):
+    its rollout is in progress, or it completed and its images are not recorded yet."""
+    if deployment is None:
+        return False
+    recorded = (webapp.get("status") or {}).get("imagesGeneration")
+    return needs_pods(deployment, int(recorded) if recorded is not None else None)
+
+
 def webapp_status(
     webapp: Obj,
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
+    pods: NewPods | None = None,
 ) -> Obj:
-    """The status driftctl reports for `webapp`, given its (live or applied) Deployment."""
+    """The status driftctl reports for `webapp`, given its (live or applied) Deployment and,
+    when they were read (`reads_pods`), the Pods of its new ReplicaSet."""
     facts = facts or StatusFacts()
     scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
-    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict)
+    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict, pods=pods)
     generation = int(metadata(webapp).get("generation", 0))
     previous = webapp.get("status") or {}
     revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
@@ -190,7 +237,29 @@ def webapp_status(
     corrections = fights.recorded(fights.record_of(webapp), facts.corrected, api_time(now))
     if corrections:
         status["corrections"] = corrections
+    status |= _serving(previous, status, deployment, facts, pods)
     return status
+
+
+_SERVING_FIELDS = ("servingRevision", "images", "mixedDigests", "imagesGeneration")
+
+
+def _serving(
+    previous: Obj, status: Obj, deployment: Obj | None, facts: StatusFacts, pods: NewPods | None
+) -> Obj:
+    """What runs: kept from `previous` until a rollout of what Git declares completes."""
+    out = {key: previous[key] for key in _SERVING_FIELDS if key in previous}
+    complete = deployment is not None and rollout_of(deployment).phase is Phase.COMPLETE
+    if status["ready"] and facts.current and status["lastAppliedRevision"]:
+        out["servingRevision"] = status["lastAppliedRevision"]
+    if complete and pods is not None:
+        images = pods.images
+        out["images"] = [{"image": each.image, "digests": list(each.digests)} for each in images]
+        out["mixedDigests"] = any(len(each.digests) > 1 for each in images)
+        out["imagesGeneration"] = pods.generation
+        if not images:
+            del out["images"]
+    return out
 
 
 def _list(previous: Obj) -> list[Obj]:
@@ -202,9 +271,10 @@ def status_update(
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
+    pods: NewPods | None = None,
 ) -> StatusUpdate:
     """The status to apply and whether it differs from the live one (only our fields count)."""
-    status = webapp_status(webapp, deployment, now, facts)
+    status = webapp_status(webapp, deployment, now, facts, pods)
     live = webapp.get("status") or {}
     changed = not equal(status, {key: live[key] for key in STATUS_FIELDS if key in live})
     return StatusUpdate(status, status_manifest(webapp, status), changed)
@@ -220,3 +290,36 @@ def status_manifest(webapp: Obj, status: Obj) -> Obj:
         "status": status,
     }
     return body
+
+
+def state_of(status: Obj) -> RolloutState:
+    """Where the rollout is, as a status written by `webapp_status` says."""
+    if status.get("ready"):
+        return RolloutState.COMPLETE
+    if _stalled_condition(status) is not None:
+        return RolloutState.STALLED
+    return RolloutState.PROGRESSING
+
+
+def ended(previous: Obj, status: Obj) -> RolloutState | None:
+    """The end of a rollout that the change from `previous` to `status` records: the
+    WebApp turned Ready (complete) or Stalled; None when it did not change that way."""
+    now = state_of(status)
+    if now is RolloutState.PROGRESSING or state_of(previous) is now:
+        return None
+    return now
+
+
+def stalled_message(status: Obj) -> str | None:
+    """Why a stalled status is stalled (its Stalled condition's reason and message)."""
+    condition = _stalled_condition(status)
+    if condition is None:
+        return None
+    return f"{condition.get('reason')}: {condition.get('message')}"
+
+
+def _stalled_condition(status: Obj) -> Obj | None:
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "Stalled" and condition.get("status") == "True":
+            return dict(condition)
+    return None

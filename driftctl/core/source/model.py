@@ -124,6 +124,17 @@ class Correction:
 
 
 @dataclass(frozen=True)
+class ImageDigests:
+    """An image reference the ready Pods run, and the digests they run it at."""
+
+    image: str = prop("The image reference, as the Deployment names it.", min_length=1)
+    digests: tuple[str, ...] = prop(
+        "The digests the ready Pods run it at (their containers' imageID): more than one "
+        "when the reference moved between pulls."
+    )
+
+
+@dataclass(frozen=True)
 class WebAppStatus:
     """What the status subresource reports about one WebApp."""
 
@@ -133,7 +144,8 @@ class WebAppStatus:
         "Available pods of the Deployment.", format="int32", minimum=0, optional=True
     )
     ready: bool = prop(
-        "Available pods reach the desired count and the Deployment has observed its latest spec.",
+        "The Deployment's rollout is complete: its latest spec observed, every desired pod "
+        "updated and available, no old pod left.",
         optional=True,
     )
     observed_generation: int = prop(
@@ -160,4 +172,26 @@ class WebAppStatus:
         optional=True,
         list_map_keys=("kind", "field"),
         max_items=MAX_CORRECTIONS,
+    )
+    serving_revision: str = prop(
+        "Git commit SHA that is serving: the last applied revision whose rollout completed.",
+        json_name="servingRevision",
+        optional=True,
+    )
+    images: tuple[ImageDigests, ...] = prop(
+        "The images the ready Pods of the last completed rollout run, with their digests.",
+        optional=True,
+        list_map_keys=("image",),
+    )
+    mixed_digests: bool = prop(
+        "The ready Pods run different digests of one image reference.",
+        json_name="mixedDigests",
+        optional=True,
+    )
+    images_generation: int = prop(
+        "The Deployment generation whose ready Pods `images` was read from.",
+        json_name="imagesGeneration",
+        format="int64",
+        minimum=0,
+        optional=True,
     )
