@@ -10,7 +10,12 @@ import jsonpatch
 import pytest
 
 from driftctl.core.planning.manifests import build_deployment
-from driftctl.core.planning.outside_git import outside_git, revert_patch, with_reverts
+from driftctl.core.planning.outside_git import (
+    RESTARTED_AT,
+    outside_git,
+    revert_patch,
+    with_reverts,
+)
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Drift
 from tests.support.goldens import load_object
@@ -109,6 +114,27 @@ def test_labels_are_removed_key_by_key_even_when_the_person_made_the_map() -> No
     [reverted] = outside_git(live, MANIFEST, Drift(), "driftctl").reverted
 
     assert reverted.path == ("f:metadata", "f:annotations", "f:team")
+
+
+def restarted(obj: dict[str, Any]) -> None:
+    template = obj["spec"]["template"]["metadata"]
+    template["annotations"] = {RESTARTED_AT: "2026-12-02T09:00:00Z", "team": "payments"}
+
+
+def template_annotations(*keys: str) -> dict[str, Any]:
+    owned = {".": {}, **{f"f:{key}": {} for key in keys}}
+    return {"f:spec": {"f:template": {"f:metadata": {"f:annotations": owned}}}}
+
+
+def test_a_rollout_restart_is_kept_but_another_template_annotation_is_drift() -> None:
+    by_restart = entry("kubectl-rollout", template_annotations(RESTARTED_AT))
+    by_patch = entry("kubectl-patch", template_annotations("team"))
+    live = live_with(by_restart, by_patch, change=restarted)
+
+    [reverted] = outside_git(live, MANIFEST, Drift(), "driftctl").reverted
+
+    assert reverted.path == ("f:spec", "f:template", "f:metadata", "f:annotations", "f:team")
+    assert reverted.managers == ("kubectl-patch",)
 
 
 @pytest.mark.parametrize(

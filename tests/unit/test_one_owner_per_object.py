@@ -79,6 +79,32 @@ def test_a_deployment_not_controlled_by_its_webapp_is_a_conflict_even_with_recre
         assert got.reason.endswith("never updated, replaced or deleted")
 
 
+def test_a_deployment_driftctl_made_whose_owner_reference_was_stripped_is_drift() -> None:
+    live_webapp = load_object({"$ref": "webapp-shop.json"})
+    stripped = captured_deployment(owners=[])  # labels and driftctl's Apply entry stay
+
+    prep = prepare([SHOP], LiveState.of([live_webapp], [stripped]), STAMP)
+
+    [candidate] = [cand for cand in prep.candidates if cand.key == DEPLOYMENT]
+    assert candidate.live is stripped
+    assert (
+        candidate.manifest["metadata"]["ownerReferences"][0]["uid"]
+        == live_webapp["metadata"]["uid"]
+    )
+
+
+def test_without_driftctls_apply_entry_the_same_labels_prove_nothing() -> None:
+    live_webapp = load_object({"$ref": "webapp-shop.json"})
+    copied = captured_deployment(owners=[])
+    for entry in copied["metadata"]["managedFields"]:
+        entry["manager"] = "kubectl-create" if entry["manager"] == "driftctl" else entry["manager"]
+
+    got = actions(LiveState.of([live_webapp], [copied]))[DEPLOYMENT]
+
+    assert isinstance(got, Conflict), got
+    assert "no controller: made by hand or by another tool" in got.reason
+
+
 def test_a_deployment_controlled_by_a_webapp_of_its_name_but_another_uid_is_a_conflict() -> None:
     # A WebApp "shop" was deleted and made again (a new uid) while its old Deployment stayed:
     # the name matches, the controller is not this WebApp.

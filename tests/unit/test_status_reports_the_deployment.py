@@ -100,7 +100,9 @@ def test_status_fields_keep_the_seed_operator_names() -> None:
 
 
 def test_zero_replicas_are_ready_at_once() -> None:
-    assert webapp_status(status_webapp(replicas=0), status_deployment(None, replicas=0), NOW)["ready"] is True
+    status = webapp_status(status_webapp(replicas=0), status_deployment(None, replicas=0), NOW)
+
+    assert status["ready"] is True
 
 
 def test_second_run_writes_nothing() -> None:

@@ -16,6 +16,12 @@ Why a JSON Patch and not server-side apply (checked on kube-apiserver v1.37.2):
 The patch's first op `test`s the resourceVersion the plan was made from, so its list
 indexes cannot point at anything else: if the object changed, the server refuses (422)
 and the next run plans again.
+
+One field a person sets is never drift, whoever sets it: the Pod template's
+`kubectl.kubernetes.io/restartedAt` annotation, which `kubectl rollout restart` writes (as
+`kubectl-rollout`; dashboards and Argo CD's restart action write it too). It asks for a
+restart and says nothing about what should run; removing it would start a second rollout,
+back to the template before the restart (docs/concepts/drift.md, "What counts as drift").
 """
 
 from __future__ import annotations
@@ -30,6 +36,11 @@ from driftctl.core.planning.ignoring import Ignored
 from driftctl.core.planning.normalize import normalize
 from driftctl.core.planning.objects import Obj, metadata
 from driftctl.settings import Drift
+
+RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"  # kubectl's, not driftctl's
+RESPECTED: frozenset[fs.FieldPath] = frozenset(
+    {("f:spec", "f:template", "f:metadata", "f:annotations", f"f:{RESTARTED_AT}")}
+)
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ def outside_git(
     declared = fs.fieldset(applied)
     keep = _Owned.of(others).plus(declared)
     reverted, kept = [], []
-    for node in _top_free(live, _Owned.of(overrides).nodes, keep):
+    for node in _top_free(live, _Owned.of(overrides).nodes - RESPECTED, keep):
         why = _ignored_by(ignored, node)
         if why is None:
             reverted.append(Reverted(node, _managers(overrides, node)))

@@ -8,7 +8,13 @@ Pure. The rules (DESIGN.md section 7):
   controller (a controller ownerReference to the WebApp's uid); any other is a conflict,
   never updated, replaced or deleted, whatever flags are given. One exception keeps an
   old behaviour: this instance's own Deployment whose controller, a WebApp of the same
-  name, is gone is taken back by that WebApp created again.
+  name, is gone is taken back by that WebApp created again;
+- a Deployment without any controller that driftctl can prove it made is its WebApp's:
+  its ownerReference was stripped (`kubectl patch`, an orphaning delete of the WebApp), and
+  the plan restores it as drift. The proof is all three marks driftctl leaves: this
+  instance's label, the managed-by label, and driftctl's own Apply entry in
+  `managedFields` (a person copying the labels does not make one). Without all three it
+  stays a conflict.
 """
 
 from __future__ import annotations
@@ -37,7 +43,11 @@ def controller_of(obj: Obj) -> Obj | None:
 
 
 def deployment_conflict(
-    deployment: Obj, name: str, owner_uid: str | None, instance: str
+    deployment: Obj,
+    name: str,
+    owner_uid: str | None,
+    instance: str,
+    manager: str = c.FIELD_MANAGER,
 ) -> str | None:
     """Why a live Deployment named like WebApp `name` is not that WebApp's; None: it is.
 
@@ -45,6 +55,8 @@ def deployment_conflict(
     """
     webapp = c.object_ref(c.KIND, key_of(deployment).namespace, name)
     controller = controller_of(deployment)
+    if controller is None and made_by_us(deployment, instance, manager):
+        return None
     by_webapp = controller is not None and controller.get("kind") == c.KIND
     if by_webapp and controller is not None and owner_uid and controller.get("uid") == owner_uid:
         return None
@@ -53,6 +65,21 @@ def deployment_conflict(
         return None
     detail = _describe(deployment, controller, instance)
     return f"is not controlled by {webapp} ({detail}); {NEVER}"
+
+
+def made_by_us(obj: Obj, instance: str, manager: str) -> bool:
+    """Whether `obj` carries every mark driftctl leaves on what it applies (module docstring)."""
+    labels = labels_of(obj)
+    applied = any(
+        entry.get("manager") == manager
+        and entry.get("operation") == "Apply"
+        and not entry.get("subresource")
+        for entry in metadata(obj).get("managedFields") or []
+        if isinstance(entry, dict)
+    )
+    return (
+        is_ours(obj, instance) and labels.get(c.MANAGED_BY_LABEL) == c.MANAGED_BY_VALUE and applied
+    )
 
 
 def _describe(deployment: Obj, controller: Obj | None, instance: str) -> str:

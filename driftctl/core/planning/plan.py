@@ -213,7 +213,9 @@ def _deployment_entry(
     key = key_of(manifest)
     if live is None:
         return Candidate(key, manifest, None)
-    conflict = owners.deployment_conflict(live, app.name, uid(owner), run.stamp.instance)
+    conflict = owners.deployment_conflict(
+        live, app.name, uid(owner), run.stamp.instance, run.manager
+    )
     if conflict is not None:
         return Conflict(key, conflict)
     if is_terminating(live):
@@ -294,7 +296,7 @@ def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update
     if live is None:
         patch = patch_between(None, manifest)
         return Create(key_of(manifest), why, manifest, tuple(patch), owner=owner)
-    conflict = owners.deployment_conflict(live, app.name, None, run.stamp.instance)
+    conflict = owners.deployment_conflict(live, app.name, None, run.stamp.instance, run.manager)
     if conflict is not None:
         return Conflict(key_of(manifest), conflict)
     outside = outside_git(live, manifest, run.drift, run.manager)
