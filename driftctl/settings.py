@@ -18,6 +18,7 @@ cluster is touched. Pure: no environment, no files.
 - `Lock`: the run lock, which only `apply` takes;
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
+- `Wait`: whether `apply` waits for the rollouts of the WebApps it changed, and how long;
 - `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
   serves its probes and metrics;
 - `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
@@ -247,6 +248,17 @@ class Metrics:
             raise UsageError(
                 f"--pushgateway {problem}", hint="for example --pushgateway http://pushgateway:9091"
             )
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Whether `apply` waits for the rollouts of the WebApps it changed, and for how long."""
+
+    enabled: bool = False
+    timeout: float = 300.0  # seconds, after the changes are applied
+
+
+NO_WAIT = Wait()
 
 
 def pushgateway_problem(url: str) -> str | None:

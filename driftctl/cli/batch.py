@@ -18,6 +18,7 @@ from driftctl.cli.flag_groups import (
     policy_flags,
     shard_flags,
     source_flags,
+    wait_flags,
     waiting_lock_flags,
 )
 from driftctl.cli.flags import F, flag, given, output_flag
@@ -33,6 +34,7 @@ from driftctl.settings import (
     SavedPlanUse,
     Shard,
     Source,
+    Wait,
 )
 
 
@@ -138,6 +140,7 @@ def saved_plan_alone(command: F) -> F:
 @shard_flags
 @waiting_lock_flags
 @metrics_flags
+@wait_flags
 @flag(
     "plan",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -165,6 +168,7 @@ def apply(
     shard: Shard,
     lock: Lock,
     metrics: Metrics,
+    wait: Wait,
     plan: Path | None,
     max_events: int,
     output: str,
@@ -177,6 +181,11 @@ def apply(
     lock, 3/4 on errors (3 also for a saved plan made for another instance, source or CRD).
     With --shard-count, only this shard's WebApps, under this shard's own Lease; with
     --pushgateway, the run's metrics are pushed when it ends.
+
+    With --wait, it then follows the rollouts of the WebApps it changed, writing their
+    status as they move, until each is Ready or Stalled (a Pod's reason waiting will not
+    fix, or the progress deadline) or --wait-timeout is gone: exit 0 when all rolled out,
+    7 when one stalled or did not finish in time.
 
     With --plan FILE: applies that saved plan at its commit with its policy. An object whose
     live uid or resourceVersion moved since is planned again: it proceeds when its action
@@ -199,6 +208,7 @@ def apply(
         progress=log.progress(output),
         planned=log.planned,
         plan_file=plan,
+        wait=wait,
     )
     if output == "json":
         click.echo(plan_render.outcomes_json(report.outcomes), nl=False)

@@ -28,6 +28,7 @@ from driftctl.settings import (
     Policy,
     Shard,
     Source,
+    Wait,
     Watch,
     namespace_list,
 )
@@ -286,6 +287,30 @@ metrics_flags = FlagGroup(
     ),
 )
 """--pushgateway: `Metrics`, where apply pushes them."""
+
+
+def _wait_of(*, wait: bool, wait_timeout: float) -> Wait:
+    return Wait(wait, wait_timeout)
+
+
+wait_flags = FlagGroup(
+    "wait",
+    _wait_of,
+    flag(
+        "wait",
+        is_flag=True,
+        help="After applying, wait for the rollouts of the WebApps this run changed: each "
+        "Ready, or Stalled (exit 7), or --wait-timeout gone (exit 7).",
+    ),
+    flag(
+        "wait-timeout",
+        type=click.FloatRange(min=1),
+        default=300,
+        help="Seconds --wait waits for the rollouts, after the changes are applied (apart "
+        "from --timeout).",
+    ),
+)
+"""--wait, --wait-timeout: `Wait`, whether apply waits for its rollouts."""
 
 watch_flags = FlagGroup(
     "settings",

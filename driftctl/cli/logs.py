@@ -118,6 +118,8 @@ class TextLog:
             for refusal in report.refusals:
                 click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
             click.echo(plan_render.outcome_summary(report.outcomes))
+            if report.waited is not None:
+                click.echo(plan_render.rollout_summary(report))
 
 
 class JsonLog:

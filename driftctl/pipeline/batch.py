@@ -35,8 +35,20 @@ from driftctl.pipeline.engine import (
     open_cluster,
 )
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.waiting import wait_for_rollouts
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
-from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
+from driftctl.settings import (
+    NO_WAIT,
+    WHOLE,
+    Cluster,
+    Drift,
+    Lock,
+    Metrics,
+    Policy,
+    Shard,
+    Source,
+    Wait,
+)
 from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
@@ -96,12 +108,15 @@ def apply(
     planned: Callable[[Plan], None] = _ignore,
     wall_clock: Callable[[], float] = time.time,
     plan_file: Path | None = None,
+    wait: Wait = NO_WAIT,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
     (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
-    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan).
+    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan). With
+    `wait`, the rollouts of the WebApps it changed are then followed to their end, under
+    the same lock (pipeline.waiting).
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
     try:
@@ -117,6 +132,7 @@ def apply(
             progress=progress,
             planned=planned,
             plan_file=plan_file,
+            wait=wait,
         )
     except DriftctlError as error:
         push(error.exit_code, None)
@@ -163,6 +179,7 @@ def _carry_out(
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
+    wait: Wait,
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
@@ -188,7 +205,17 @@ def _carry_out(
         else:
             the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(the_plan)
-        return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
+        applier = applier_for(kube, cluster, run_lock, the_plan, progress)
+        report = applier.carry_out(the_plan, live)
+        if not wait.enabled:
+            return report
+
+        def lost() -> str | None:
+            return "the run lost its lock" if run_lock.lost else None
+
+        return wait_for_rollouts(
+            kube, cluster, the_plan, report, wait=wait, progress=progress, stop_requested=lost
+        )
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ and then the event's own keys:
     error         the run stopped: exit_code, hint, problems (file:line:column: reason)
     summary       the last line of every run: exit_code, duration_seconds, and `actions`
                   (plan) or `outcomes` (apply) as {name: count}, or null when the run
-                  stopped before it had any
+                  stopped before it had any; apply adds `rollouts`: {complete,
+                  progressing, stalled, timed_out: count}, each WebApp's rollout as the
+                  run last saw it (timed_out: apply --wait ran out of time)
 Unchanged objects are counted in the summary, not logged one by one.
 
 Secrets: every message already comes redacted from where it was made (URLs without
@@ -183,13 +185,18 @@ def interrupted_record(exit_code: int) -> Record:
 
 
 def apply_summary(report: ApplyReport, duration: float) -> Record:
-    """The last line of an apply: `Apply: 1 created, ...`, the counts, exit code, duration."""
+    """The last line of an apply: `Apply: 1 created, ...`, the counts, exit code, duration,
+    and each WebApp's rollout as the run last saw it (`rollouts`, by state)."""
     outcomes = {str(outcome): report.count(outcome) for outcome in Outcome}
+    rollouts = {str(state): report.count_rollouts(state) for state in RolloutState}
+    message = plan_render.outcome_summary(report.outcomes)
+    if report.waited is not None:
+        message += "; " + plan_render.rollout_summary(report)
     return _summary(
-        plan_render.outcome_summary(report.outcomes),
+        message,
         int(report.exit_code),
         duration,
-        {"outcomes": outcomes, "refusals": len(report.refusals)},
+        {"outcomes": outcomes, "refusals": len(report.refusals), "rollouts": rollouts},
     )
 
 

@@ -20,6 +20,9 @@ job="driftctl", instance, shard):
     driftctl_last_run_drifted_objects        objects that differed from Git and were updated
     driftctl_last_run_pruned_objects         objects deleted (pruned, or cleaned up)
     driftctl_last_run_failed_objects         objects that failed
+    driftctl_last_run_rollouts{result}       WebApps by their rollout as the run last saw
+                                             it: complete, progressing, stalled, timed_out
+                                             (apply --wait: still progressing at the end)
     driftctl_applied_revision_info{revision} 1, labelled with the Git commit of the last
                                              successful run
     driftctl_shards                          the shard count the run was part of
@@ -33,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from driftctl.core.planning.outcomes import ApplyReport, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, Outcome, RolloutState
 from driftctl.errors import ExitCode
 from driftctl.settings import Shard
 
@@ -104,6 +107,15 @@ def run_registry(result: RunResult) -> CollectorRegistry:
         counts[Outcome.DELETED],
     )
     gauge("last_run_failed_objects", "Objects that failed in the last run.", counts[Outcome.FAILED])
+    rollouts = Gauge(
+        PREFIX + "last_run_rollouts",
+        "WebApps of the last run by their rollout as it last saw it.",
+        ["result"],
+        registry=registry,
+    )
+    for state in RolloutState:
+        seen = result.report.count_rollouts(state) if result.report is not None else 0
+        rollouts.labels(str(state)).set(seen)
     return registry
 
 

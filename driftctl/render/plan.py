@@ -48,7 +48,7 @@ from driftctl.core.planning.actions import (
 )
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_of
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.redaction import masked, masked_patch
 from driftctl.core.planning.verbs import MEANINGS, Verb, counted, meaning
 from driftctl.render.style import Style
@@ -215,6 +215,16 @@ def outcome_summary(outcomes: Sequence[ObjectOutcome]) -> str:
     order = (Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED, Outcome.UNCHANGED)
     parts = [f"{counts[o]} {o}" for o in (*order, Outcome.SKIPPED, Outcome.FAILED)]
     return "Apply: " + ", ".join(parts)
+
+
+def rollout_summary(report: ApplyReport) -> str:
+    """`Rollouts: 1 complete, 1 stalled, 0 timed out (of 2 waited for)` (apply --wait)."""
+    waited = report.waited or frozenset()
+    states = [state for key, state in report.rollouts if key in waited]
+    counts = {state: states.count(state) for state in RolloutState}
+    shown = (RolloutState.COMPLETE, RolloutState.STALLED, RolloutState.TIMED_OUT)
+    parts = ", ".join(f"{counts[state]} {str(state).replace('_', ' ')}" for state in shown)
+    return f"Rollouts: {parts} (of {len(waited)} waited for)"
 
 
 _OUTCOME_COLOURS = {

@@ -100,6 +100,7 @@ class RolloutSeen:
     key: ObjectKey
     state: RolloutState
     ended: RolloutState | None = None
+    at_pods: bool = False  # in progress, and its new Pods were read
 
 
 Report = ObjectOutcome | StatusWritten | RolloutSeen
@@ -199,8 +200,14 @@ class Applier:
         self.events.close()
         rollouts = tuple((seen.key, seen.state) for seen in self._rollouts)
         ended_ = tuple((seen.key, seen.ended) for seen in self._rollouts if seen.ended)
+        rolling = frozenset(seen.key for seen in self._rollouts if seen.at_pods)
         return ApplyReport(
-            tuple(self._outcomes), plan.revision, plan.refusals, rollouts=rollouts, ended=ended_
+            tuple(self._outcomes),
+            plan.revision,
+            plan.refusals,
+            rollouts=rollouts,
+            ended=ended_,
+            rolling=rolling,
         )
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
@@ -355,7 +362,9 @@ class Applier:
         except StatusFailed as failed:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
         status, turned = update.status, ended(webapp.get("status") or {}, update.status)
-        reports: list[Report] = [RolloutSeen(key, state_of(status), turned)]
+        state = state_of(status)
+        at_pods = state is RolloutState.PROGRESSING and reads_pods(webapp, deployment)
+        reports: list[Report] = [RolloutSeen(key, state, turned, at_pods)]
         why = stalled_message(status)
         stalled = stall_event(key, why) if why and turned else None
         if update.changed:

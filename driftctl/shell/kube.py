@@ -153,10 +153,14 @@ class Kube:
     def bounded(self, seconds: float) -> Kube:
         """This client with at most `seconds` left for its retries (a Lease renewal must end
         before its renew deadline); it counts into the same `sent`."""
-        left = min(seconds, self.deadline.remaining())
+        return self.with_deadline(min(seconds, self.deadline.remaining()))
+
+    def with_deadline(self, seconds: float) -> Kube:
+        """This client with `seconds` from now for its retries, whatever this one has left
+        (`apply --wait` has a time of its own, after the run's); it counts into `sent`."""
         other = Kube(
             self._api,
-            Deadline(left, self.deadline.clock),
+            Deadline(seconds, self.deadline.clock),
             backoff=self._backoff,
             sleep=self._sleep,
             jitter=self._jitter,

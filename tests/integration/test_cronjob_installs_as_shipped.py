@@ -169,6 +169,19 @@ def test_the_settings_name_only_variables_driftctl_reads(harness: Harness) -> No
     assert settings["DRIFTCTL_TARGET_NAMESPACES"] == "webapps"
 
 
+def test_waiting_for_rollouts_fits_within_the_jobs_deadline(harness: Harness) -> None:
+    """Turned on (DRIFTCTL_WAIT), the run's --timeout and the wait's end before the Job's
+    deadline stops the Pod, with a minute left for the Git fetch."""
+    documents = render(kubectl_binary(harness), CRONJOB)
+    settings = named(documents, "ConfigMap", "driftctl-settings")["data"]
+    job = named(documents, "CronJob", "driftctl")["spec"]["jobTemplate"]["spec"]
+
+    budget = float(settings["DRIFTCTL_TIMEOUT"]) + float(settings["DRIFTCTL_WAIT_TIMEOUT"])
+
+    assert settings["DRIFTCTL_WAIT"] in ("false", "true")
+    assert budget + 60 <= job["activeDeadlineSeconds"]
+
+
 def _envvars(envvar: Any) -> list[str]:
     if envvar is None:
         return []

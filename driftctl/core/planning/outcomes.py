@@ -58,6 +58,9 @@ class ApplyReport:
     refusals: tuple[str, ...] = ()
     rollouts: Rollouts = ()  # each WebApp whose status the run computed, as it last saw it
     ended: Rollouts = ()  # the rollouts the run saw end: turned complete, or stalled
+    # In progress, seen at their new Pods: a Pod that cannot start changes nothing a watch
+    # of WebApps and Deployments sees, so `watch` looks at these again.
+    rolling: frozenset[ObjectKey] = frozenset()
     waited: frozenset[ObjectKey] | None = None  # apply --wait: the WebApps waited for
 
     def count(self, outcome: Outcome) -> int:

@@ -7,6 +7,8 @@ renderers. Names (stable, alerts are written against them; docs/reference/metric
 lists them for users):
 
     driftctl_watch_reconciles_total{result}     reconciles of one WebApp: success, failed
+    driftctl_watch_rollouts_total{result}       rollouts seen to end: complete (the WebApp
+                                                turned Ready), stalled (it turned Stalled)
     driftctl_watch_full_passes_total{reason}    full plan and apply runs: start, git, resync
     driftctl_watch_queue_depth                  WebApps waiting to be reconciled
     driftctl_watch_drift_correction_seconds     from a change seen (watch event) to the
@@ -39,6 +41,7 @@ class WatchMetrics:
 
     registry: CollectorRegistry = field(init=False)
     reconciles: Counter = field(init=False)
+    rollouts: Counter = field(init=False)
     full_passes: Counter = field(init=False)
     corrections: Histogram = field(init=False)
     revision: Gauge = field(init=False)
@@ -51,6 +54,10 @@ class WatchMetrics:
         self.registry = registry = CollectorRegistry(auto_describe=True)
         self.reconciles = Counter(
             PREFIX + "watch_reconciles", "Reconciles of one WebApp, by result.", ["result"],
+            registry=registry,
+        )  # fmt: skip
+        self.rollouts = Counter(
+            PREFIX + "watch_rollouts", "Rollouts seen to end, by result.", ["result"],
             registry=registry,
         )  # fmt: skip
         self.full_passes = Counter(

@@ -57,6 +57,7 @@ class Passes:
         }
         for place in sorted(failed_places):
             self._workers.retry_later(place)
+        self._workers.follow_rollouts(report)
         if not failed_places:
             self._metrics.applied(report.revision)
         self._runtime.say(f"full {reason} pass at {report.revision[:12]}: {_summary(report)}")

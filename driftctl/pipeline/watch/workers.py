@@ -4,7 +4,10 @@ A change the feed lets through waits in the queue (core.watch.queue: changes coa
 WebApp never has two workers); each of --concurrency threads takes one place at a time and
 hands it to `reconcile` (pipeline.watch.reconcile). A failure, or an object that failed,
 retries the place later (core.watch.backoff: 1 s doubling to 5 min, reset on success); the
-seconds from a change seen to the reconcile that corrected it are observed. A full pass
+seconds from a change seen to the reconcile that corrected it are observed. A WebApp whose
+rollout is still in progress is looked at again ROLLOUT_RECHECK seconds later: a new Pod
+that cannot start changes nothing the watch sees, and its status must still say so; each
+rollout seen to end is counted. A full pass
 runs with the queue `paused`; a stop `drain`s it. The locking and the waiting are here;
 the rules are the core's.
 """
@@ -24,6 +27,7 @@ from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 
 CORRECTING = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
+ROLLOUT_RECHECK = 5.0  # seconds between looks at a rollout in progress
 
 
 class Workers:
@@ -85,6 +89,16 @@ class Workers:
         with self._cond:
             self._queue.add_at(place, when)
 
+    def follow_rollouts(self, report: ApplyReport) -> None:
+        """Count the rollouts `report` saw end; look again, ROLLOUT_RECHECK seconds later, at
+        those still moving whose Pods were read (module docstring)."""
+        for _, result in report.ended:
+            self._metrics.rollouts.labels(str(result)).inc()
+        when = self._runtime.clock() + ROLLOUT_RECHECK
+        with self._cond:
+            for key in sorted(report.rolling):
+                self._queue.add_at(key.place, when)
+
     def drain(self, seconds: float) -> None:
         """Let the reconciles in progress finish (bounded), then let the threads go."""
         clock = self._runtime.clock
@@ -127,5 +141,6 @@ class Workers:
         self._backoff.succeeded(place)
         with self._cond:
             self._queue.forget(place)
+        self.follow_rollouts(report)
         if seen is not None and any(each.outcome in CORRECTING for each in report.outcomes):
             self._metrics.corrections.observe(self._runtime.clock() - seen)
