@@ -16,14 +16,15 @@ from driftctl.shell.kube import Kube
 
 
 def read_new_pods(kube: Kube, deployment: Obj) -> NewPods | None:
-    """The new ReplicaSet of `deployment` and its Pods; None when it has none yet."""
+    """The new ReplicaSet of `deployment` and its Pods (none when it has no such
+    ReplicaSet); None when its selector is empty."""
     namespace, selector = key_of(deployment).namespace, selector_of(deployment)
     if not selector:
         return None  # it would select every ReplicaSet of the namespace
     replicasets = kube.list_all(r.REPLICASET, selector, namespace=namespace)
     replicaset = new_replicaset(deployment, replicasets)
-    if replicaset is None:
-        return None
-    pods = kube.list_all(r.POD, selector_of(replicaset), namespace=namespace)
     generation = int(metadata(deployment).get("generation", 0))
+    if replicaset is None:
+        return NewPods(None, (), generation)
+    pods = kube.list_all(r.POD, selector_of(replicaset), namespace=namespace)
     return NewPods(replicaset, tuple(pods), generation)

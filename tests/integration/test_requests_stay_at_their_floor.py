@@ -2,6 +2,9 @@
 
 - a no-drift plan is LIST pages only;
 - a no-drift apply writes only its Lease;
+- so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
+  a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
+  writes the status it found, Ready; nothing more is read or written after that;
 - a 1% drift apply writes only the drifted object (its apply, its dry-run, its WebApp's
   status, one Event); its replicas moved, so it reads the autoscalers once (one LIST);
 - a cold apply sends at most 3 writes per WebApp (WebApp, Deployment, status: no dry-run,
@@ -23,9 +26,12 @@ import time
 from collections import Counter
 from typing import Any
 
+from kubernetes import client
+
 from tests.controlplane import launcher
 from tests.support.control_plane import Requests, delta, quiet, request_counts
 from tests.support.harness import LOCK_NAMESPACE, Harness
+from tests.support.rollouts import rolled_out
 
 N = 50
 MAX_EVENTS = 10
@@ -105,6 +111,36 @@ def test_a_no_drift_apply_writes_only_its_lease(
     assert applied.code == 0, applied.err
     assert sent(before, after) == 2 + LEASE  # the two LIST pages, the Lease
     assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert object_writes(before, after) == {}
+
+
+def test_runs_over_complete_rollouts_send_only_list_pages_once_their_status_is_written(
+    harness: Harness, control_plane: launcher.ControlPlane, kube_client: client.ApiClient
+) -> None:
+    converged(harness)
+    for i in range(N):
+        rolled_out(kube_client, harness.namespace, f"app-{i:03d}")
+    quiet(harness)
+    start = request_counts(control_plane)
+
+    recorded = harness.driftctl("apply")
+    before = request_counts(control_plane)
+    planned = harness.driftctl("plan")
+    middle = request_counts(control_plane)
+    applied = harness.driftctl("apply")
+    after = request_counts(control_plane)
+
+    assert recorded.code == 0, recorded.err
+    assert recorded.out.count(": ready (") == N
+    rollout_reads = delta(start, before, ("replicasets", "pods"))
+    assert rollout_reads == {("replicasets", "", "LIST", "namespace", "", "200"): N}
+    assert object_writes(start, before) == {"webapps/status APPLY": N}
+    assert planned.code == 0, planned.out + planned.err
+    assert sent(before, middle) == 2
+    assert cluster_lists(before, middle) == {"webapps": 1, "deployments": 1}
+    assert applied.code == 0, applied.err
+    assert sent(middle, after) == 2 + LEASE
+    assert delta(before, after, ("replicasets", "pods")) == {}
     assert object_writes(before, after) == {}
 
 

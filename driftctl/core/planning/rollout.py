@@ -247,16 +247,19 @@ def _digest(image_id: str) -> str:
 
 @dataclass(frozen=True)
 class NewPods:
-    """The new ReplicaSet of a Deployment and its Pods, as read for one generation of it."""
+    """The new ReplicaSet of a Deployment and its Pods, as read for one generation of it
+    (`replicaset` None: the Deployment had none of its current revision)."""
 
-    replicaset: Obj
+    replicaset: Obj | None
     pods: tuple[Obj, ...]
     generation: int  # of the Deployment they were read for
 
     @property
     def blocker(self) -> Blocker | None:
-        return blocker(self.pods, self.replicaset)
+        return blocker(self.pods, self.replicaset) if self.replicaset is not None else None
 
     @property
     def images(self) -> tuple[RunningImage, ...]:
+        if self.replicaset is None:
+            return ()
         return running_images(self.pods, self.replicaset)

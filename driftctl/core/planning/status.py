@@ -253,12 +253,13 @@ def _serving(
     if status["ready"] and facts.current and status["lastAppliedRevision"]:
         out["servingRevision"] = status["lastAppliedRevision"]
     if complete and pods is not None:
-        images = pods.images
-        out["images"] = [{"image": each.image, "digests": list(each.digests)} for each in images]
-        out["mixedDigests"] = any(len(each.digests) > 1 for each in images)
+        for key in ("images", "mixedDigests"):
+            out.pop(key, None)
         out["imagesGeneration"] = pods.generation
-        if not images:
-            del out["images"]
+        images = pods.images
+        if images:
+            out["images"] = [{"image": i.image, "digests": list(i.digests)} for i in images]
+            out["mixedDigests"] = any(len(each.digests) > 1 for each in images)
     return out
 
 
