@@ -9,7 +9,7 @@ the ReplicaSet whose status says what a kubelet would say. The node tests see th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from kubernetes import client
 
@@ -32,13 +32,13 @@ def rolled_out(
     and available, the others still old ones (serving); returns it."""
     apps = client.AppsV1Api(api)
     annotate = {"metadata": {"annotations": {DEPLOYMENT_REVISION: str(revision)}}}
-    deployment = apps.patch_namespaced_deployment(
-        name, namespace, annotate, field_manager=CONTROLLER
+    patched = _plain(
+        api, apps.patch_namespaced_deployment(name, namespace, annotate, field_manager=CONTROLLER)
     )
-    replicas = deployment.spec.replicas
+    replicas = int(patched["spec"]["replicas"])
     new = replicas if updated is None else updated
     status = {
-        "observedGeneration": deployment.metadata.generation,
+        "observedGeneration": patched["metadata"]["generation"],
         "replicas": replicas + new if new < replicas else replicas,  # the old ones serve
         "updatedReplicas": new,
         "readyReplicas": replicas,
@@ -47,7 +47,7 @@ def rolled_out(
     apps.patch_namespaced_deployment_status(
         name, namespace, {"status": status}, field_manager=CONTROLLER
     )
-    return api.sanitize_for_serialization(apps.read_namespaced_deployment(name, namespace))  # type: ignore[no-any-return]
+    return _plain(api, apps.read_namespaced_deployment(name, namespace))
 
 
 def new_replicaset(api: client.ApiClient, deployment: Obj) -> Obj:
@@ -56,7 +56,7 @@ def new_replicaset(api: client.ApiClient, deployment: Obj) -> Obj:
     meta, spec = deployment["metadata"], deployment["spec"]
     revision = meta["annotations"][DEPLOYMENT_REVISION]
     labels = {**spec["selector"]["matchLabels"], TEMPLATE_HASH_LABEL: f"{HASH}{revision}"}
-    body = {
+    body: Any = {
         "apiVersion": "apps/v1",
         "kind": "ReplicaSet",
         "metadata": {
@@ -73,7 +73,7 @@ def new_replicaset(api: client.ApiClient, deployment: Obj) -> Obj:
         },
     }
     created = client.AppsV1Api(api).create_namespaced_replica_set(meta["namespace"], body)
-    return api.sanitize_for_serialization(created)  # type: ignore[no-any-return]
+    return _plain(api, created)
 
 
 def pod_of(
@@ -83,7 +83,7 @@ def pod_of(
     meta = replicaset["metadata"]
     core = client.CoreV1Api(api)
     name = f"{meta['name']}-{suffix}"
-    body = {
+    body: Any = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -136,6 +136,11 @@ def pull_failing_status(image: str) -> Obj:
             }
         ],
     }
+
+
+def _plain(api: client.ApiClient, model: object) -> Obj:
+    """A typed model of the client as the API's plain JSON."""
+    return cast(Obj, api.sanitize_for_serialization(model))  # type: ignore[no-untyped-call]
 
 
 def _controller(api_version: str, kind: str, meta: Obj) -> Obj:

@@ -122,7 +122,7 @@ def restarted(obj: dict[str, Any]) -> None:
 
 
 def template_annotations(*keys: str) -> dict[str, Any]:
-    owned = {".": {}, **{f"f:{key}": {} for key in keys}}
+    owned: dict[str, Any] = {".": {}, **{f"f:{key}": {} for key in keys}}
     return {"f:spec": {"f:template": {"f:metadata": {"f:annotations": owned}}}}
 
 
