@@ -4,8 +4,10 @@
 # As root the control plane gets a node (containerd, kubelet, kube-scheduler): driftctl is
 # installed as the CronJob of cronjob/, which fires once, reads the repository from a Git
 # server on loopback with a token from a Secret, and creates the WebApps, whose Pods then
-# really run; the WebApp status follows them. Then drift is corrected and a WebApp removed
-# from Git is pruned through its finalizer (driftctl run by hand, as on a laptop).
+# really run; the WebApp status follows them. Then drift is corrected, a commit with an
+# image that cannot be pulled stalls (named with its Pod) while the old Pods keep serving,
+# a fixing commit rolls out, and a WebApp removed from Git is pruned through its finalizer
+# (driftctl run by hand, as on a laptop).
 # Not root (or with DEMO_NODE=no), there is no node: the same story without Pods, whose
 # status then stays not ready.
 # Everything runs on loopback; images are imported, never pulled; it is all stopped at the end.
@@ -129,6 +131,30 @@ run kubectl set env deployment/blog -n demo DEBUG=1
 run driftctl plan --repo "$repo" --ref main --path apps
 run driftctl apply --repo "$repo" --ref main --path apps
 run kubectl get deployments -n demo -o wide
+
+if [ -n "$node" ]; then
+    status_of() {
+        printf '$ kubectl get webapp %s -n demo -o yaml   # its status\n' "$1"
+        kubectl get webapp "$1" -n demo -o yaml | sed -n '/^status:/,$p'
+    }
+    step "A commit with a bad image: the new Pod cannot start, the old ones keep serving"
+    sed -i 's/image: localhost\/hello:1/image: localhost\/hello:1-typo/' "$repo/apps/shop.yaml"
+    commit -am "shop: a typo in the image"
+    committed=$SECONDS
+    run driftctl apply --repo "$repo" --ref main --path apps --wait --wait-timeout 60
+    printf '(Stalled, with the Pod and its reason, %s s after the commit was applied)\n' "$((SECONDS - committed))"
+    run kubectl get pods -n demo -l app.kubernetes.io/name=shop
+    run kubectl wait webapp/shop -n demo --for=condition=Ready --timeout=5s
+    run kubectl get events -n demo --field-selector reason=RolloutStalled
+    status_of shop
+
+    step "A fixing commit rolls out, and the WebApp is Ready at it"
+    sed -i 's/image: localhost\/hello:1-typo/image: localhost\/hello:2/' "$repo/apps/shop.yaml"
+    commit -am "shop: hello 2"
+    run driftctl apply --repo "$repo" --ref main --path apps --wait --wait-timeout 90
+    run git -C "$repo" rev-parse HEAD
+    status_of shop
+fi
 
 step "docs is removed from Git: pruned through its finalizer"
 sed -i '/^---$/,$d' "$repo/apps/blog.yaml"

@@ -4,6 +4,8 @@
   cache, compiled static.
 - `localhost/hello:N`: busybox-static with its applet links, `httpd` on port 8080 serving
   a page that names version N. The WebApps' Pods run these.
+- `localhost/crash:1`: the same busybox, whose command exits 1 at once: a Pod of it
+  crash-loops (a rollout that can never complete).
 
 Nothing here is pulled: containerd gets each tarball through `ctr images import`.
 """
@@ -82,8 +84,11 @@ def _busybox_links() -> list[str]:
     return sorted(set(listed) - {"bin/busybox"})
 
 
-def _build_hello(version: int, out: Path) -> None:
-    with tempfile.TemporaryDirectory(prefix="hello-") as scratch:
+CRASH_IMAGE = "localhost/crash:1"
+
+
+def _build_busybox(name: str, entrypoint: list[str], out: Path, page: str = "") -> None:
+    with tempfile.TemporaryDirectory(prefix="busybox-") as scratch:
         layer = Path(scratch) / "layer.tar"
         with writing_layer(layer) as rootfs:
             for folder in ("bin", "sbin", "usr", "usr/bin", "usr/sbin", "etc", "www"):
@@ -92,12 +97,15 @@ def _build_hello(version: int, out: Path) -> None:
             rootfs.file("bin/busybox", BUSYBOX.read_bytes(), mode=0o755)
             for link in _busybox_links():
                 rootfs.symlink(link, "/bin/busybox")
-            rootfs.file("www/index.html", hello_page(version).encode())
-        config = ImageConfig(
-            entrypoint=["/bin/busybox", "httpd", "-f", "-p", str(HELLO_PORT), "-h", "/www"],
-            user=f"{NONROOT}:{NONROOT}",
-        )
-        write_image(out, hello_image_name(version), layer, config)
+            if page:
+                rootfs.file("www/index.html", page.encode())
+        config = ImageConfig(entrypoint=entrypoint, user=f"{NONROOT}:{NONROOT}")
+        write_image(out, name, layer, config)
+
+
+def _build_hello(version: int, out: Path) -> None:
+    httpd = ["/bin/busybox", "httpd", "-f", "-p", str(HELLO_PORT), "-h", "/www"]
+    _build_busybox(hello_image_name(version), httpd, out, hello_page(version))
 
 
 def hello_image(version: int) -> Path:
@@ -108,4 +116,14 @@ def hello_image(version: int) -> Path:
     path, _ = cached_image(
         hello_image_name(version), inputs, lambda out: _build_hello(version, out)
     )
+    return path
+
+
+def crash_image() -> Path:
+    """The tarball of `localhost/crash:1`, whose command exits 1 (built when missing)."""
+    if shutil.which(str(BUSYBOX)) is None:
+        raise FileNotFoundError(f"{BUSYBOX} is missing: run tests/controlplane/node-packages.sh")
+    inputs: list[Input] = [BUSYBOX, "exit 1", *_RECIPE]
+    exits = ["/bin/busybox", "sh", "-c", "echo crashing on purpose; exit 1"]
+    path, _ = cached_image(CRASH_IMAGE, inputs, lambda out: _build_busybox(CRASH_IMAGE, exits, out))
     return path

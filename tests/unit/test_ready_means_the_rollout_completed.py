@@ -175,6 +175,20 @@ def test_a_complete_rollout_is_ready() -> None:
         ),
         pytest.param(
             {
+                "containerStatuses": [
+                    {
+                        "name": "app",
+                        "state": {"terminated": {"exitCode": 1, "reason": "Error"}},
+                        "restartCount": 3,
+                    }
+                ],
+            },
+            "CrashLoopBackOff",
+            "container app restarted 3 times, last exit code 1",
+            id="a-later-back-off-shown-terminated",  # as the kubelet of v1.37.2 shows it
+        ),
+        pytest.param(
+            {
                 "conditions": [
                     {
                         "type": "PodScheduled",
@@ -227,6 +241,13 @@ def test_a_new_pod_that_waiting_will_not_start_stalls_the_webapp_naming_it(
             id="a-pod-being-deleted",
         ),
         pytest.param(new_pods(pod("shop-abcd-x1", **waiting("ContainerCreating"))), id="creating"),
+        pytest.param(
+            new_pods(pod("shop-abcd-x1", containerStatuses=[{
+                "name": "app", "restartCount": 4, "state": {"running": {}},
+                "lastState": {"terminated": {"exitCode": 1}},
+            }])),
+            id="running-again-after-restarts",
+        ),
     ],
 )  # fmt: skip
 def test_a_pod_that_may_still_start_leaves_the_rollout_progressing(pods: NewPods) -> None:

@@ -42,7 +42,7 @@ HOPELESS_WAITING = frozenset(
     }
 )
 CRASH_LOOP = "CrashLoopBackOff"
-CRASH_RESTARTS = 2  # a crash loop this many restarts deep is not a slow start
+CRASH_RESTARTS = 2  # a crash loop this many restarts deep is not a slow start (~25 s in)
 UNSCHEDULABLE = "Unschedulable"
 
 
@@ -191,19 +191,30 @@ def _stuck(pod: Obj) -> tuple[str, str] | None:
     for container in [*containers[0], *containers[1]]:
         waiting = (container.get("state") or {}).get("waiting") or {}
         reason = str(waiting.get("reason", ""))
-        restarts = int(container.get("restartCount", 0))
-        if reason in HOPELESS_WAITING or (reason == CRASH_LOOP and restarts >= CRASH_RESTARTS):
-            said = str(waiting.get("message", ""))
-            if reason == CRASH_LOOP:
-                said = _crashed(container, restarts)
-            return reason, said
+        if reason in HOPELESS_WAITING:
+            return reason, str(waiting.get("message", ""))
+        if _crash_looping(container):
+            return CRASH_LOOP, _crashed(container)
     return None
 
 
-def _crashed(container: Obj, restarts: int) -> str:
-    last = (container.get("lastState") or {}).get("terminated") or {}
+def _crash_looping(container: Obj) -> bool:
+    """Restarted CRASH_RESTARTS times and not running now: waiting in its back-off, or
+    (as the kubelet shows the later back-offs) still terminated with an error."""
+    if int(container.get("restartCount", 0)) < CRASH_RESTARTS:
+        return False
+    state = container.get("state") or {}
+    waiting = (state.get("waiting") or {}).get("reason")
+    failed = int((state.get("terminated") or {}).get("exitCode", 0)) != 0
+    return waiting == CRASH_LOOP or failed
+
+
+def _crashed(container: Obj) -> str:
+    state = container.get("state") or {}
+    last = state.get("terminated") or (container.get("lastState") or {}).get("terminated") or {}
     code = last.get("exitCode")
     exited = f", last exit code {code}" if code is not None else ""
+    restarts = container.get("restartCount", 0)
     return f"container {container.get('name')} restarted {restarts} times{exited}"
 
 

@@ -1,0 +1,183 @@
+"""Rollout truth with real Pods: a WebApp is Ready only when its declared version runs.
+
+One node, the project's own images (tests/controlplane/testimages.py): a WebApp of two
+replicas rolls out `localhost/hello:1`, then Git changes its image to one whose Pods can
+never start, while the old Pods keep serving:
+- an image that cannot be pulled (every registry here is a dead loopback port),
+- an image whose command exits 1 (a crash loop),
+- any image while the node is cordoned (the new Pod is unschedulable).
+Each gives `ready: false`, Ready=False and Stalled naming the Pod and its reason, long
+before the Deployment's progress deadline (600 s); `kubectl wait --for=condition=Ready`
+does not pass; a Warning Event says it; `apply --wait` exits 7. A fixing commit then rolls
+out and gives Ready, exit 0, with the serving revision and the digest its Pods run.
+
+driftctl runs on the host as the CronJob's ServiceAccount (cronjob/'s RBAC, so listing the
+ReplicaSets and Pods is proved allowed), against the node's control plane.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.controlplane import launcher, testimages
+from tests.support.control_plane import grant
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness, Obj
+from tests.support.kustomize import account
+from tests.support.node import NodeCluster
+
+PROGRESS_DEADLINE = 600  # seconds: the Deployment default the Stalled verdict must beat
+WAIT = "90"
+
+
+@pytest.fixture(scope="module")
+def service_account(
+    node_plane: launcher.ControlPlane, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A kubeconfig of the CronJob's ServiceAccount, with cronjob/'s RBAC, on the node's plane;
+    the crash-looping image imported beside the hello ones."""
+    launcher.import_image(node_plane, testimages.crash_image())
+    kubectl = [str(node_plane.bin_dir / "kubectl"), f"--kubeconfig={node_plane.kubeconfig}"]
+    documents = account(node_plane.bin_dir / "kubectl")
+    return grant(node_plane, kubectl, documents, "driftctl", tmp_path_factory.mktemp("account"))
+
+
+@pytest.fixture
+def harness(
+    cluster: NodeCluster, service_account: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Harness]:
+    """A namespace and a repository of one test, driftctl as the ServiceAccount."""
+    namespace = request.node.name.replace("_", "-")[5:40].strip("-")
+    cluster.run("create", "namespace", namespace)
+    yield Harness(Repo(tmp_path / "repo"), namespace, namespace, service_account, cluster.kubectl)
+    cluster.run("delete", "namespace", namespace, "--wait=false")
+
+
+def status_of(harness: Harness) -> Obj:
+    webapp = harness.get("webapp", "web") or {}
+    status: Obj = webapp.get("status") or {}
+    return status
+
+
+def conditions(status: Obj) -> dict[str, tuple[str, str, str]]:
+    return {c["type"]: (c["status"], c["reason"], c["message"]) for c in status["conditions"]}
+
+
+def pods(harness: Harness) -> list[Obj]:
+    listed: list[Obj] = json.loads(
+        harness.kubectl("get", "pods", "-n", harness.namespace, "-o", "json")
+    )["items"]
+    return listed
+
+
+def rolled_out_hello(harness: Harness, version: int) -> str:
+    """Git declares `localhost/hello:<version>` (2 replicas); `apply --wait` rolls it out."""
+    commit = harness.declare({"web": (testimages.hello_image_name(version), 2)}, f"hello {version}")
+    ran = harness.driftctl("apply", "--wait", "--wait-timeout", WAIT, timeout=180)
+    assert ran.code == 0, ran.out + ran.err
+    assert (
+        ran.out.splitlines()[-1] == "Rollouts: 1 complete, 0 stalled, 0 timed out (of 1 waited for)"
+    )
+    return commit
+
+
+def assert_ready_serving(harness: Harness, commit: str, version: int) -> None:
+    status = status_of(harness)
+    assert status["ready"] is True, status
+    assert conditions(status)["Ready"][:2] == ("True", "Available")
+    assert (status["lastAppliedRevision"], status["servingRevision"]) == (commit, commit)
+    running = {
+        c["imageID"].rpartition("@")[2]
+        for p in pods(harness)
+        if not p["metadata"].get("deletionTimestamp")
+        for c in p["status"].get("containerStatuses", [])
+        if c.get("ready")
+    }
+    [image] = status["images"]
+    assert image["image"] == testimages.hello_image_name(version)
+    assert len(image["digests"]) == 1
+    assert image["digests"][0].startswith("sha256:")
+    assert set(image["digests"]) == running
+    assert status["mixedDigests"] is False
+    harness.kubectl(
+        "wait", "webapp/web", "-n", harness.namespace, "--for=condition=Ready", "--timeout=5s"
+    )
+
+
+def assert_stalls_naming_the_pod(
+    harness: Harness, image: str, reasons: set[str], served: str
+) -> None:
+    """Git declares `image`; `apply --wait` exits 7 with the WebApp Stalled for one of
+    `reasons`, named with the Pod, well before the progress deadline; the old Pods serve."""
+    harness.declare({"web": (image, 2)}, f"try {image}")
+    started = time.monotonic()
+    ran = harness.driftctl("apply", "--wait", "--wait-timeout", WAIT, timeout=180)
+    took = time.monotonic() - started
+    print(f"\n{image}: Stalled in {took:.0f} s")  # measured, never asserted
+
+    assert ran.code == 7, ran.out + ran.err
+    assert (
+        ran.out.splitlines()[-1] == "Rollouts: 0 complete, 1 stalled, 0 timed out (of 1 waited for)"
+    )
+    status = status_of(harness)
+    assert status["ready"] is False
+    state = conditions(status)
+    ready, stalled = state["Ready"], state["Stalled"]
+    assert ready[0] == "False"
+    assert stalled[0] == "True"
+    assert stalled[1] in reasons, stalled
+    new = [
+        p["metadata"]["name"] for p in pods(harness) if p["spec"]["containers"][0]["image"] == image
+    ]
+    assert any(stalled[2].startswith(f"Pod {name}: {stalled[1]}") for name in new), stalled
+    assert "stalled (2 available): Pod " in ran.out
+    assert status["available_replicas"] == 2  # the old Pods: available, yet not Ready
+    assert status["servingRevision"] == served
+    waited = harness.kubectl(
+        "wait",
+        "webapp/web",
+        "-n",
+        harness.namespace,
+        "--for=condition=Ready",
+        "--timeout=3s",
+        check=False,
+    )
+    assert "condition met" not in waited
+    warnings = [e for e in harness.events() if e["reason"] == "RolloutStalled"]
+    assert warnings
+    assert warnings[-1]["type"] == "Warning"
+    assert stalled[1] in warnings[-1]["message"]
+
+
+def test_an_unpullable_image_stalls_and_a_fixing_commit_rolls_out(harness: Harness) -> None:
+    first = rolled_out_hello(harness, 1)
+    assert_ready_serving(harness, first, 1)
+
+    assert_stalls_naming_the_pod(
+        harness, "localhost/missing:1", {"ErrImagePull", "ImagePullBackOff"}, first
+    )
+
+    fixed = rolled_out_hello(harness, 2)
+    assert_ready_serving(harness, fixed, 2)
+
+
+def test_a_crash_looping_image_stalls(harness: Harness) -> None:
+    first = rolled_out_hello(harness, 1)
+
+    assert_stalls_naming_the_pod(harness, testimages.CRASH_IMAGE, {"CrashLoopBackOff"}, first)
+
+
+def test_a_new_pod_no_node_accepts_stalls(harness: Harness, cluster: NodeCluster) -> None:
+    first = rolled_out_hello(harness, 1)
+    cluster.run("cordon", cluster.node.name)
+    try:
+        assert_stalls_naming_the_pod(
+            harness, testimages.hello_image_name(2), {"Unschedulable"}, first
+        )
+    finally:
+        cluster.run("uncordon", cluster.node.name)
