@@ -135,8 +135,11 @@ def assert_stalls_naming_the_pod(
         p["metadata"]["name"] for p in pods(harness) if p["spec"]["containers"][0]["image"] == image
     ]
     assert any(stalled[2].startswith(f"Pod {name}: {stalled[1]}") for name in new), stalled
-    assert "stalled (2 available): Pod " in ran.out
-    assert status["available_replicas"] == 2  # the old Pods: available, yet not Ready
+    available = status["available_replicas"]
+    assert f"stalled ({available} available): Pod " in ran.out
+    # Old Pods still serve: available, yet not Ready (a crash-looping new Pod, up for an
+    # instant, may have let the controller take one old Pod away).
+    assert available >= 1
     assert status["servingRevision"] == served
     waited = harness.kubectl(
         "wait",
