@@ -4,10 +4,10 @@ After the plan is carried out (still under the run lock), every POLL_SECONDS eac
 waited for (core.planning.waiting) is read again, its WebApp and its Deployment by GET,
 and its status computed and written as apply writes it (shell.apply.write_status: the new
 Pods read while the rollout moves), so the status, `kubectl wait` and the run's output
-follow the rollout. It ends when each is Ready or Stalled, when `--wait-timeout` is gone
-(the rest timed out), or when the lock is lost. A WebApp that just stalled gets its
-Warning Event, as in the run. Progress on a terminal: `rolling out: 1/3 WebApps`.
-Decides nothing.
+follow the rollout. It ends when each is Stalled or Ready on two looks in a row (the
+second with its new Pods), when `--wait-timeout` is gone (the rest timed out), or when
+the lock is lost. A WebApp that just stalled gets its Warning Event, as in the run.
+Progress on a terminal: `rolling out: 1/3 WebApps`. Decides nothing.
 """
 
 from __future__ import annotations
@@ -17,19 +17,21 @@ import datetime
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.events import stall_event
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import (
-    ApplyReport,
-    ObjectOutcome,
-    Outcome,
-    RolloutState,
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
+from driftctl.core.planning.status import (
+    StatusFacts,
+    ended,
+    facts_of,
+    stalled_message,
+    state_of,
 )
-from driftctl.core.planning.status import StatusFacts, ended, facts_of, stalled_message, state_of
 from driftctl.core.planning.waiting import finished, pending, waited_for
 from driftctl.render.progress import ROLLING_OUT
 from driftctl.settings import Cluster, Wait
@@ -38,10 +40,9 @@ from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Kube
 
 POLL_SECONDS = 2.0
-PHASE = ROLLING_OUT
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class _Seen:
     """One look at a WebApp waited for: where its rollout is, and what to report."""
 
@@ -49,6 +50,57 @@ class _Seen:
     state: RolloutState
     ended: RolloutState | None = None
     failed: str | None = None
+
+
+@dataclass
+class _Wait:
+    """What the wait knows so far: each rollout as last seen, the completions seen once and
+    those confirmed, the ends and failures to report."""
+
+    waited: set[ObjectKey]
+    states: dict[ObjectKey, RolloutState]
+    ends: list[tuple[ObjectKey, RolloutState]]
+    failures: list[ObjectOutcome] = field(default_factory=list)
+    complete_once: set[ObjectKey] = field(default_factory=set)
+    confirmed: set[ObjectKey] = field(default_factory=set)
+
+    @property
+    def left(self) -> list[ObjectKey]:
+        return pending(self.states, self.waited, self.confirmed)
+
+    def saw(self, seen: _Seen) -> None:
+        self.states[seen.key] = seen.state
+        complete = seen.state is RolloutState.COMPLETE
+        if complete and seen.key in self.complete_once:
+            self.confirmed.add(seen.key)
+        if complete:
+            self.complete_once.add(seen.key)
+        else:
+            self.complete_once.discard(seen.key)
+        if seen.ended is not None:
+            self.ends.append((seen.key, seen.ended))
+        if seen.failed is not None:
+            self.failures.append(ObjectOutcome(seen.key, Outcome.FAILED, seen.failed))
+            self.waited.discard(seen.key)
+
+    def report(self, applied: ApplyReport) -> ApplyReport:
+        return dataclasses.replace(
+            applied,
+            outcomes=applied.outcomes + tuple(self.failures),
+            rollouts=finished(self.states, self.waited, self.confirmed),
+            ended=tuple(self.ends),
+            waited=frozenset(self.waited),
+        )
+
+
+@dataclass(frozen=True)
+class _How:
+    """How to look at one WebApp: as which field manager, with which facts of the plan,
+    and whether to confirm a completion seen on the last look."""
+
+    manager: str
+    facts: StatusFacts
+    confirming: bool
 
 
 def wait_for_rollouts(
@@ -64,58 +116,33 @@ def wait_for_rollouts(
     clock: Callable[[], float] = time.monotonic,
 ) -> ApplyReport:
     """`report` with each waited-for rollout's end (module docstring)."""
-    waited = waited_for(report)
-    states = dict(report.rollouts)
+    state = _Wait(set(waited_for(report)), dict(report.rollouts), list(report.ended))
+    state.complete_once = {k for k in state.waited if state.states[k] is RolloutState.COMPLETE}
     failed = {each.key for each in report.outcomes if each.outcome is Outcome.FAILED}
     # This run's corrections are recorded already: a look again must not count them twice.
-    facts = {key: dataclasses.replace(facts_of(plan, key, failed), corrected=()) for key in waited}
+    facts = {k: dataclasses.replace(facts_of(plan, k, failed), corrected=()) for k in state.waited}
     client = kube.with_deadline(wait.timeout)
     now = datetime.datetime.now(datetime.UTC)
     recorder = Recorder(client, now, cap=cluster.max_events, revision=plan.revision)
-    seen_ends, failures = list(report.ended), list[ObjectOutcome]()
     give_up = clock() + wait.timeout
-    left = pending(states, waited)
-    progress.tick(PHASE, len(waited) - len(left), len(waited))
+    total = len(state.waited)
+    progress.tick(ROLLING_OUT, total - len(state.left), total)
+
+    def look(key: ObjectKey) -> _Seen:
+        how = _How(cluster.field_manager, facts[key], key in state.complete_once)
+        return _look(client, key, how, recorder=recorder, progress=progress)
+
     with ThreadPoolExecutor(max_workers=max(cluster.concurrency, 1)) as pool:
-        while left and clock() < give_up and stop_requested() is None:
+        while state.left and clock() < give_up and stop_requested() is None:
             sleep(max(min(POLL_SECONDS, give_up - clock()), 0))
-
-            def look(key: ObjectKey) -> _Seen:
-                return _look(
-                    client,
-                    cluster.field_manager,
-                    key,
-                    facts[key],
-                    recorder=recorder,
-                    progress=progress,
-                )
-
-            for seen in pool.map(look, left):
-                states[seen.key] = seen.state
-                if seen.ended is not None:
-                    seen_ends.append((seen.key, seen.ended))
-                if seen.failed is not None:
-                    failures.append(ObjectOutcome(seen.key, Outcome.FAILED, seen.failed))
-                    waited -= {seen.key}
-            left = pending(states, waited)
-            progress.tick(PHASE, len(waited) - len(left), len(waited))
-    return dataclasses.replace(
-        report,
-        outcomes=report.outcomes + tuple(failures),
-        rollouts=finished(states, waited),
-        ended=tuple(seen_ends),
-        waited=waited,
-    )
+            for seen in pool.map(look, state.left):
+                state.saw(seen)
+            progress.tick(ROLLING_OUT, total - len(state.left), total)
+    return state.report(report)
 
 
 def _look(
-    kube: Kube,
-    manager: str,
-    key: ObjectKey,
-    facts: StatusFacts,
-    *,
-    recorder: Recorder,
-    progress: Progress,
+    kube: Kube, key: ObjectKey, how: _How, *, recorder: Recorder, progress: Progress
 ) -> _Seen:
     """Read a WebApp and its Deployment again; write the status if it moved."""
     webapp = kube.send_unless_missing(r.get(r.WEBAPP, key.namespace, key.name))
@@ -125,7 +152,13 @@ def _look(
     now = datetime.datetime.now(datetime.UTC)
     try:
         update = write_status(
-            kube, manager, webapp=webapp, deployment=deployment, now=now, facts=facts
+            kube,
+            how.manager,
+            webapp=webapp,
+            deployment=deployment,
+            now=now,
+            facts=how.facts,
+            confirming=how.confirming,
         )
     except StatusFailed as failed:
         return _Seen(key, RolloutState.PROGRESSING, failed=str(failed))

@@ -384,15 +384,17 @@ def write_status(
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
+    confirming: bool = False,
 ) -> StatusUpdate:
     """The status of `webapp` from its Deployment (and, when they can tell something, the
-    new Pods: core.planning.status.reads_pods), applied when it changed.
+    new Pods: core.planning.status.reads_pods; always, when `confirming` a completion),
+    applied when it changed.
 
     StatusFailed when its Pods could not be read or the write was refused; an error that
     ends the run goes up as it is.
     """
     pods = None
-    if reads_pods(webapp, deployment) and deployment is not None:
+    if reads_pods(webapp, deployment, confirming=confirming) and deployment is not None:
         try:
             pods = read_new_pods(kube, deployment)
         except ApiError as failed:

@@ -297,7 +297,7 @@ def test_pods_are_read_only_when_they_can_tell_something(
 
 
 def test_a_completed_rollout_records_the_serving_revision_and_its_digests() -> None:
-    pods = new_pods(pod("shop-abcd-x1", **ready(DIGEST_1)), pod("shop-abcd-x2", **ready(DIGEST_1)))
+    pods = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_1)) for n in range(3)))
 
     status = webapp_status(status_webapp(), deployment(), NOW, pods=pods)
 
@@ -308,7 +308,11 @@ def test_a_completed_rollout_records_the_serving_revision_and_its_digests() -> N
 
 
 def test_pods_running_two_digests_of_one_reference_are_flagged() -> None:
-    pods = new_pods(pod("shop-abcd-x1", **ready(DIGEST_1)), pod("shop-abcd-x2", **ready(DIGEST_2)))
+    pods = new_pods(
+        pod("shop-abcd-x1", **ready(DIGEST_1)),
+        pod("shop-abcd-x2", **ready(DIGEST_2)),
+        pod("shop-abcd-x3", **ready(DIGEST_2)),
+    )
 
     status = webapp_status(status_webapp(), deployment(), NOW, pods=pods)
 
@@ -337,6 +341,31 @@ def test_a_deployment_that_does_not_hold_git_does_not_serve_the_revision() -> No
 
     assert status["ready"] is True
     assert status["servingRevision"] == "0" * 40
+
+
+def test_a_completion_the_new_pods_do_not_confirm_is_not_ready() -> None:
+    """A container that exits at once was ready for an instant: the controller counted
+    it available and called the rollout complete; the Pods read say otherwise."""
+    exited: Obj = {
+        "containerStatuses": [
+            {
+                "name": "app",
+                "restartCount": 0,
+                "state": {"terminated": {"exitCode": 1, "reason": "Error"}},
+            }
+        ]
+    }
+    pods = new_pods(pod("shop-abcd-x1", **ready(DIGEST_1)), pod("shop-abcd-x2", **exited))
+
+    status = webapp_status(status_webapp(), deployment(), NOW, pods=pods)
+
+    assert status["ready"] is False
+    assert conditions_of(status)[1] == ("Reconciling", "True", "ReplicasUnavailable")
+    assert status["conditions"][0]["message"] == (
+        "1/3 new Pods ready (the Deployment counted 3 available)"
+    )
+    assert "imagesGeneration" not in status  # read again next time
+    assert needs_pods(deployment(), 2, confirming=True)
 
 
 def test_the_new_replicaset_is_the_deployments_own_of_its_revision() -> None:

@@ -9,8 +9,12 @@ desired count.
 
 Beyond the Deployment: the Pods of its new ReplicaSet can show, long before the progress
 deadline, a reason that waiting will not fix (an image that cannot be pulled, a crash loop,
-a Pod no node accepts). Reading them costs two LISTs (the ReplicaSets of the Deployment's
-selector, then the new one's Pods), so they are read only when they can tell something
+a Pod no node accepts). They also have the last word on a rollout the Deployment calls
+complete: a container that exits at once is ready for an instant, long enough for the
+controller to count it available (without probes or minReadySeconds), so a completion is
+believed only while the new Pods read are ready. Reading them costs two LISTs (the
+ReplicaSets of the Deployment's selector, then the new one's Pods), so they are read only
+when they can tell something
 (`needs_pods`): the rollout is observed and still in progress, or it completed and the
 images its ready Pods run were not recorded for this generation yet. When every rollout
 is complete and recorded, a run reads nothing more than its LIST pages.
@@ -115,10 +119,11 @@ def _gave_up(status: Obj) -> tuple[str, str] | None:
     return None
 
 
-def needs_pods(deployment: Obj, images_generation: int | None) -> bool:
+def needs_pods(deployment: Obj, images_generation: int | None, *, confirming: bool = False) -> bool:
     """Whether the new ReplicaSet's Pods are worth their two LISTs (module docstring).
 
     `images_generation`: the Deployment generation whose images the WebApp status records.
+    `confirming`: a complete rollout is looked at again (`apply --wait`), Pods included.
     Without the controller's revision annotation there is no new ReplicaSet to find.
     """
     if DEPLOYMENT_REVISION not in annotations_of(deployment):
@@ -127,7 +132,7 @@ def needs_pods(deployment: Obj, images_generation: int | None) -> bool:
     if phase is Phase.PROGRESSING:
         return True
     generation = int(metadata(deployment).get("generation", 0))
-    return phase is Phase.COMPLETE and images_generation != generation
+    return phase is Phase.COMPLETE and (confirming or images_generation != generation)
 
 
 def new_replicaset(deployment: Obj, replicasets: Iterable[Obj]) -> Obj | None:
@@ -245,6 +250,11 @@ def running_images(pods: Sequence[Obj], owner: Obj) -> tuple[RunningImage, ...]:
     return tuple(RunningImage(image, tuple(sorted(found[image]))) for image in sorted(found))
 
 
+def ready_count(pods: Sequence[Obj], owner: Obj) -> int:
+    """How many Pods of ReplicaSet `owner` are ready now (not being deleted)."""
+    return sum(1 for pod in _of(pods, owner) if _ready(pod))
+
+
 def _ready(pod: Obj) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
@@ -274,3 +284,8 @@ class NewPods:
         if self.replicaset is None:
             return ()
         return running_images(self.pods, self.replicaset)
+
+    @property
+    def ready(self) -> int | None:
+        """How many of the new Pods are ready (None: no new ReplicaSet was found)."""
+        return None if self.replicaset is None else ready_count(self.pods, self.replicaset)

@@ -51,7 +51,7 @@ from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
 from driftctl.core.planning.outcomes import RolloutState
-from driftctl.core.planning.rollout import NewPods, Phase, needs_pods, rollout_of
+from driftctl.core.planning.rollout import NewPods, Phase, Rollout, needs_pods, rollout_of
 from driftctl.core.source.model import WebAppStatus
 from driftctl.core.source.schema import json_name
 from driftctl.kube_formats import api_time
@@ -164,10 +164,26 @@ def _rollout_health(deployment: Obj, desired: int, pods: NewPods | None) -> Heal
     if rollout.updated < rollout.desired or rollout.old:
         message = f"rollout in progress: {rollout.figures}"
         return Health(available, desired, False, "RolloutInProgress", message)
+    return _complete(rollout, desired, pods)
+
+
+def _complete(rollout: Rollout, desired: int, pods: NewPods | None) -> Health:
+    """Ready, unless the count falls short of Git's, or the new Pods read say otherwise
+    (core.planning.rollout: a container that exits at once is counted for an instant)."""
+    available = rollout.available
     counted = f"{available}/{desired} replicas available"
     if rollout.phase is not Phase.COMPLETE or available < desired:
         return Health(available, desired, False, "ReplicasUnavailable", counted)
-    return Health(available, desired, True, "Available", counted)
+    ready = pods.ready if pods is not None else None
+    if pods is None or ready is None or ready >= rollout.desired:
+        return Health(available, desired, True, "Available", counted)
+    stuck = pods.blocker
+    if stuck is not None:
+        return Health(available, desired, False, stuck.reason, stuck.text, stalled=True)
+    message = (
+        f"{ready}/{rollout.desired} new Pods ready (the Deployment counted {available} available)"
+    )
+    return Health(available, desired, False, "ReplicasUnavailable", message)
 
 
 def conditions(state: Health, generation: int, previous: list[Obj], now: str) -> list[Obj]:
@@ -199,13 +215,15 @@ def _since(previous: list[Obj], kind: str, value: str, now: str) -> str:
     return now
 
 
-def reads_pods(webapp: Obj, deployment: Obj | None) -> bool:
+def reads_pods(webapp: Obj, deployment: Obj | None, *, confirming: bool = False) -> bool:
     """Whether the status of `webapp` needs the new Pods of `deployment` (two LISTs):
-    its rollout is in progress, or it completed and its images are not recorded yet."""
+    its rollout is in progress, or it completed and its images are not recorded yet (or
+    `apply --wait` is `confirming` a completion)."""
     if deployment is None:
         return False
     recorded = (webapp.get("status") or {}).get("imagesGeneration")
-    return needs_pods(deployment, int(recorded) if recorded is not None else None)
+    seen = int(recorded) if recorded is not None else None
+    return needs_pods(deployment, seen, confirming=confirming)
 
 
 def webapp_status(
@@ -252,7 +270,7 @@ def _serving(
     complete = deployment is not None and rollout_of(deployment).phase is Phase.COMPLETE
     if status["ready"] and facts.current and status["lastAppliedRevision"]:
         out["servingRevision"] = status["lastAppliedRevision"]
-    if complete and pods is not None:
+    if complete and status["ready"] and pods is not None:
         for key in ("images", "mixedDigests"):
             out.pop(key, None)
         out["imagesGeneration"] = pods.generation

@@ -2,13 +2,16 @@
 
 A run waits for the rollouts of the WebApps it changed: a place (a WebApp and its
 Deployment) where an object was created or configured and none failed. It waits until
-each is Ready (complete) or Stalled; one still progressing when `--wait-timeout` is gone
-has timed out. The exit code follows from the report (core.planning.outcomes).
+each is Stalled, or Ready on two looks in a row (the second reads the new Pods: a
+container that exits at once is counted available for an instant, core.planning.rollout);
+one still progressing (or not confirmed) when `--wait-timeout` is gone has timed out. The
+exit code follows from the report (core.planning.outcomes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, Outcome, Rollouts, RolloutState
@@ -24,21 +27,32 @@ def waited_for(report: ApplyReport) -> frozenset[ObjectKey]:
     return frozenset(key for key, _ in report.rollouts if key.place in changed - failed)
 
 
+def settled(state: RolloutState | None, key: ObjectKey, confirmed: AbstractSet[ObjectKey]) -> bool:
+    """Whether the wait for `key` is over: Stalled, or complete on two looks in a row."""
+    return state is RolloutState.STALLED or (state is RolloutState.COMPLETE and key in confirmed)
+
+
 def pending(
-    states: Mapping[ObjectKey, RolloutState], waited: frozenset[ObjectKey]
+    states: Mapping[ObjectKey, RolloutState],
+    waited: AbstractSet[ObjectKey],
+    confirmed: AbstractSet[ObjectKey],
 ) -> list[ObjectKey]:
-    """The WebApps waited for whose rollout is still in progress, in a stable order."""
-    return sorted(key for key in waited if states.get(key) is RolloutState.PROGRESSING)
+    """The WebApps waited for whose wait is not over, in a stable order."""
+    return sorted(key for key in waited if not settled(states.get(key), key, confirmed))
 
 
-def finished(states: Mapping[ObjectKey, RolloutState], waited: frozenset[ObjectKey]) -> Rollouts:
-    """Each WebApp's rollout as the wait ends: one waited for and still in progress has
+def finished(
+    states: Mapping[ObjectKey, RolloutState],
+    waited: AbstractSet[ObjectKey],
+    confirmed: AbstractSet[ObjectKey],
+) -> Rollouts:
+    """Each WebApp's rollout as the wait ends: one waited for whose wait is not over has
     timed out."""
     return tuple(
         (
             key,
             RolloutState.TIMED_OUT
-            if key in waited and state is RolloutState.PROGRESSING
+            if key in waited and not settled(state, key, confirmed)
             else state,
         )
         for key, state in states.items()

@@ -1,0 +1,86 @@
+"""`driftctl watch` keeps a WebApp's status current as its rollout moves, on the real API
+server, with operator/'s RBAC; the rollout is written as its controllers would
+(tests/support/rollouts.py: no node runs here).
+
+The Deployment's status moving reconciles the WebApp (Reconciling, with the figures). A
+new Pod that cannot pull its image changes nothing the watch sees, yet the WebApp turns
+Stalled, naming it: a rollout in progress is looked at again a few seconds later. When
+the rollout completes, the WebApp turns Ready. `/metrics` counts the rollouts seen to end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kubernetes import client
+
+from tests.controlplane import launcher
+from tests.support.control_plane import account_kubeconfig, for_account
+from tests.support.harness import Harness, eventually
+from tests.support.kustomize import account
+from tests.support.paths import ROOT
+from tests.support.rollouts import new_replicaset, pod_of, pull_failing_status, rolled_out
+from tests.support.watching import Watching, start
+
+ACCOUNT = "driftctl-watch-rollouts"
+
+
+@pytest.fixture(scope="module")
+def watch_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
+    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
+    renamed = [for_account(d, ACCOUNT) for d in documents if d["kind"] != "Namespace"]
+    return account_kubeconfig(control_plane, kubectl, renamed, ACCOUNT, tmp_path_factory)
+
+
+@pytest.fixture
+def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
+    started: list[Watching] = []
+    yield started
+    for each in started:
+        each.kill()
+
+
+def ready_reason(harness: Harness) -> str:
+    """The reason of WebApp shop's Ready condition ("" before it has one)."""
+    status = (harness.get("webapp", "shop") or {}).get("status") or {}
+    ready = [c for c in status.get("conditions") or [] if c["type"] == "Ready"]
+    return str(ready[0]["reason"]) if ready else ""
+
+
+def test_the_status_follows_the_rollout_to_a_stuck_pod_and_to_ready(
+    harness: Harness,
+    kube_client: client.ApiClient,
+    watch_kubeconfig: Path,
+    watching: list[Watching],
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 2)})
+    process = start(harness, watch_kubeconfig, watching)
+    assert eventually(process.ready, 60), process.log()
+    assert eventually(lambda: ready_reason(harness) == "DeploymentNotObserved", 30)
+
+    deployment = rolled_out(kube_client, harness.namespace, "shop", updated=1)
+    assert eventually(lambda: ready_reason(harness) == "RolloutInProgress", 30), process.log()
+    pod_of(
+        kube_client,
+        new_replicaset(kube_client, deployment),
+        "w1",
+        pull_failing_status("nginx:1.27"),
+    )
+    assert eventually(lambda: ready_reason(harness) == "ImagePullBackOff", 30), process.log()
+    stalled = process.metric("driftctl_watch_rollouts_total")
+    rolled_out(kube_client, harness.namespace, "shop")
+
+    assert eventually(lambda: ready_reason(harness) == "Available", 30), process.log()
+    status = (harness.get("webapp", "shop") or {})["status"]
+    assert status["ready"] is True
+    assert status["servingRevision"] == status["lastAppliedRevision"]
+    assert stalled == 1  # the stall; then the completion
+    assert eventually(lambda: process.metric("driftctl_watch_rollouts_total") == 2, 10)
