@@ -98,6 +98,13 @@ def pod_of(
     core.patch_namespaced_pod_status(name, meta["namespace"], {"status": status})
 
 
+def pod_became(api: client.ApiClient, replicaset: Obj, suffix: str, status: Obj) -> None:
+    """The kubelet writes a new status for a Pod of `replicaset` (pod_of's `suffix`)."""
+    meta = replicaset["metadata"]
+    name = f"{meta['name']}-{suffix}"
+    client.CoreV1Api(api).patch_namespaced_pod_status(name, meta["namespace"], {"status": status})
+
+
 def ready_status(image_id: str) -> Obj:
     """A kubelet's status of a running, ready Pod whose container runs `image_id`."""
     return {
