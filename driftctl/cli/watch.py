@@ -14,11 +14,12 @@ from driftctl.cli.flag_groups import (
     lock_flags,
     policy_flags,
     source_flags,
+    verify_flags,
     watch_flags,
 )
 from driftctl.cli.flags import flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Watch
+from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Verify, Watch
 
 
 @click.command()
@@ -26,6 +27,7 @@ from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, 
 @cluster_flags
 @policy_flags
 @drift_flags
+@verify_flags
 @lock_flags
 @flag(
     "max-events",
@@ -40,6 +42,7 @@ def watch(
     cluster: Cluster,
     policy: Policy,
     drift: Drift,
+    verify: Verify,
     lock: Lock,
     max_events: int,
     settings: Watch,
@@ -55,12 +58,16 @@ def watch(
     seconds. Serves /healthz, /readyz and Prometheus /metrics on --metrics-addr. Runs until
     SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when the cluster cannot be
     used, 6 when it lost the Lease to another process or could not renew it in time.
+
+    With --verify, each commit is verified as `apply` verifies it before it is applied: at
+    the start (a refusal exits 3) and at each Git poll that sees the ref move, where a
+    refused commit is logged in one line and the last verified one stays in force.
     """
     from driftctl.pipeline import watch as run
 
     stop = _stopped_by_signals()
     cluster = dataclasses.replace(cluster, max_events=max_events)
-    setup = run.Setup(source, cluster, policy, lock, settings, drift)
+    setup = run.Setup(source, cluster, policy, lock, settings, drift, verify)
     log = TextLog(style())
 
     def say(line: str) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from driftctl.pipeline.engine import Notice
-from driftctl.settings import Cluster, Drift, Lock, Policy, Source, Watch
+from driftctl.settings import NO_VERIFY, Cluster, Drift, Lock, Policy, Source, Verify, Watch
 from driftctl.shell.apply import Progress
 
 
@@ -29,6 +29,7 @@ class Setup:
     lock: Lock
     pace: Watch
     drift: Drift = field(default_factory=Drift)
+    verify: Verify = NO_VERIFY
 
 
 @dataclass(frozen=True)
