@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from driftctl import conventions as c
 from tests.support.builders import webapp
 from tests.support.faultproxy import Fault, FaultProxy, status_answer
@@ -36,6 +38,7 @@ from tests.support.gitrepos import Repo, http_git_server
 from tests.support.harness import LOCK_NAMESPACE, Harness
 from tests.support.paths import ROOT
 from tests.support.pushgateway import Pushgateway
+from tests.support.signing import Keys, Signer, commit, made_keys, tag
 
 URL_TOKEN = "canary-url-5b1e0c"
 ENV_TOKEN = "canary-env-a93d71"
@@ -46,6 +49,7 @@ GIT_SECRET = "ghp_CanaryInAWebAppAnnotation8d03b6e5c1"
 CANARIES = (URL_TOKEN, ENV_TOKEN, FILE_TOKEN, KUBE_TOKEN, API_SECRET, GIT_SECRET)
 DRIFTCTL_SECRETS = tuple(canary for canary in CANARIES if canary != GIT_SECRET)
 USER = "x-access-token"  # the username driftctl pairs a bare token with
+KEY_MATERIAL = ("-----BEGIN PGP", "PRIVATE KEY", "-----BEGIN SSH")
 
 
 def annotated(name: str) -> str:
@@ -111,13 +115,14 @@ class Runner:
 
     home: Path
     cache: Path
+    tmp: Path  # TMPDIR: where gpg's keyring of its own is made, and removed
 
     def __call__(self, *args: str, token: str | None = ENV_TOKEN) -> tuple[int, str]:
         """Exit code and stdout+stderr of one run (`token`: DRIFTCTL_GIT_TOKEN, if any)."""
         inherited = {
             k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KUBE", "DRIFTCTL_"))
         }
-        env = {**inherited, "NO_COLOR": "1", "HOME": str(self.home)}
+        env = {**inherited, "NO_COLOR": "1", "HOME": str(self.home), "TMPDIR": str(self.tmp)}
         env.update({"DRIFTCTL_GIT_TOKEN": token} if token else {})
         done = subprocess.run(
             [sys.executable, "-m", "driftctl", *args, "--cache-dir", str(self.cache)],
@@ -131,18 +136,19 @@ class Runner:
         return done.returncode, done.stdout + done.stderr
 
 
-def served_repository(folder: Path) -> Repo:
+def served_repository(folder: Path, signer: Signer) -> Repo:
     """Tag `base`: shop and blog. main: shop gains the annotation (an update), docs comes
-    with it (a create), and wiki comes (its WebApp is refused)."""
+    with it (a create), and wiki comes (its WebApp is refused). Both commits and the tag are
+    signed by `signer`: the runs verify them (--verify all)."""
     served = Repo(folder)
     served.write(
         {"apps/webapps.yaml": "---\n".join(webapp(n, replicas=1) for n in ("shop", "blog"))}
     )
-    served.commit("base")
-    served.tag("base")
+    commit(served, signer, "base")
+    tag(served, signer, "base")
     head = [annotated("shop"), webapp("blog", replicas=1), annotated("docs"), webapp("wiki")]
     served.write({"apps/webapps.yaml": "---\n".join(head)})
-    served.commit("shop and docs carry a deploy token annotation; wiki comes")
+    commit(served, signer, "shop and docs carry a deploy token annotation; wiki comes")
     return served
 
 
@@ -172,6 +178,7 @@ class Scene:
     token_file: Path
     saved: Path
     pushgateway: str
+    verify: list[str]  # --verify all with the trusted keys
 
 
 def run_every_command(
@@ -193,13 +200,15 @@ def run_every_command(
         "diff", "--repo", urls["env"], "--base", "base", "--head", "main", *offline,
         "-o", "markdown",
     )  # fmt: skip
-    apply = ["apply", "--repo", urls["env"], *cluster, "--lock-namespace", LOCK_NAMESPACE]
+    lock = ["--lock-namespace", LOCK_NAMESPACE]
+    apply = ["apply", "--repo", urls["env"], *cluster, *lock, *scene.verify]
     runs["apply at base"] = driftctl(*apply, "--ref", "base")
     before_plan()
     for output in ("text", "json", "markdown"):
         runs[f"plan -o {output}"] = driftctl(
             "plan", "--repo", urls["env"], "--ref", "main", *cluster, "-o", output,
             "--log-format", "json", "--show-unchanged", "--out", str(scene.saved),
+            *lock, *scene.verify,
         )  # fmt: skip
     runs["apply -o json"] = driftctl(
         *apply, "--ref", "main", "-o", "json", "--log-format", "json",
@@ -209,7 +218,8 @@ def run_every_command(
     for output in ("text", "json", "markdown"):
         runs[f"check -o {output}"] = driftctl(
             "check", "--repo", urls["file"], "--git-token-file", str(scene.token_file),
-            "--base", "base", "--head", "main", *cluster, "-o", output, token=None,
+            "--base", "base", "--head", "main", *cluster, "-o", output, *scene.verify,
+            token=None,
         )  # fmt: skip
     return runs
 
@@ -236,6 +246,8 @@ def leaks_left(
 ) -> dict[str, list[str]]:
     """Every place a canary must not be, and the canaries found there."""
     leaks = {name: found_in(out, CANARIES) for name, (_, out) in runs.items()}
+    # No key material either: the trusted keys are read, never shown.
+    leaks |= {f"{name}: a key": found_in(out, KEY_MATERIAL) for name, (_, out) in runs.items()}
     leaks["saved plan"] = found_in(scene.saved.read_bytes(), DRIFTCTL_SECRETS)
     for name, hits in files_holding(driftctl.cache, DRIFTCTL_SECRETS).items():
         leaks[f"cache: {name}"] = hits
@@ -252,7 +264,14 @@ def leaks_left(
     # Each kind of place was there to search.
     assert {"WebApp/shop", "WebApp/docs", "Deployment/shop", "Lease"} <= set(leaks)
     assert any(path.is_file() for path in driftctl.cache.rglob("*")), "the cache was written"
+    leaks["TMPDIR"] = [str(path) for path in driftctl.tmp.iterdir()]  # no keyring left behind
     return {where: hits for where, hits in leaks.items() if hits}
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Iterator[Keys]:
+    with made_keys(tmp_path / "keys") as made:
+        yield made
 
 
 def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
@@ -261,20 +280,30 @@ def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
     service_account_kubeconfig: Path,
     pushgateway: Pushgateway,
     tmp_path: Path,
+    *,
+    keys: Keys,
 ) -> None:
-    served = served_repository(tmp_path / "served" / "apps.git")
+    served = served_repository(tmp_path / "served" / "apps.git", keys.alice)
     token_file = tmp_path / "token"
     token_file.write_text(FILE_TOKEN + "\n")
     kubeconfig = canary_kubeconfig(service_account_kubeconfig, fault_proxy, tmp_path / "kube")
     (tmp_path / "home").mkdir()
-    driftctl = Runner(tmp_path / "home", tmp_path / "cache")
+    (tmp_path / "tmp").mkdir()
+    driftctl = Runner(tmp_path / "home", tmp_path / "cache", tmp_path / "tmp")
     cluster = [
         *("--kubeconfig", str(kubeconfig), "--instance", harness.instance),
         *("--namespace", harness.namespace, "--path", "apps"),
     ]
     with git_servers(served.path.parent) as urls:
+        verify = ["--verify", "all", "--trusted-keys", str(keys.trusted_keys)]
         scene = Scene(
-            urls, harness.namespace, cluster, token_file, tmp_path / "plan.json", pushgateway.url
+            urls,
+            harness.namespace,
+            cluster,
+            token_file,
+            tmp_path / "plan.json",
+            pushgateway.url,
+            verify,
         )
         runs = run_every_command(
             driftctl, scene, lambda: refuse_with_the_api_canary(fault_proxy, harness.namespace)
@@ -295,5 +324,6 @@ def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
     assert docs is not None
     assert docs["status"]["conditions"], "docs' status was written (and is searched)"
     assert docs["metadata"]["annotations"]["example.com/deploy-token"] == GIT_SECRET
+    assert docs["status"]["lastVerifiedKey"] == keys.alice.fingerprint, "the runs verified"
 
     assert leaks_left(harness, runs, scene, driftctl) == {}

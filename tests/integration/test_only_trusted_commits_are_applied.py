@@ -13,7 +13,7 @@ ServiceAccount against the real control plane:
   an unknown key, by an expired key, by an SSH key outside the file, a signed tag over an
   unsigned commit, an unsigned commit below a signed head with `--verify all`;
 - a force-push back to an older signed commit is refused, then applied with
-  --allow-rewind;
+  --allow-rewind; a saved plan's commit is verified when the plan is applied;
 - `watch` applies a signed commit it polls, and keeps the last verified one when an
   unsigned one comes.
 No output holds key material, and no keyring is left behind.
@@ -233,6 +233,26 @@ def test_a_force_push_back_is_refused_then_applied_with_allow_rewind(
     assert allowed.code == 0, allowed.out + allowed.err
     assert replicas(harness, "shop") == 1
     assert lease(harness)[c.VERIFIED_REVISION_ANNOTATION] == older
+
+
+def test_a_saved_plan_is_verified_when_it_is_applied(
+    harness: Harness, keys: Keys, tmp_path: Path
+) -> None:
+    trusted = declare(harness, 1, keys.alice, "trusted")
+    assert harness.driftctl("apply", *verifying(keys)).code == 0
+    unsigned = declare(harness, 2, None, "unsigned")
+    saved = tmp_path / "plan.json"
+    assert harness.driftctl("plan", "--out", str(saved)).code == 1  # made without --verify
+    before = written(harness)
+
+    ran = harness.driftctl("apply", "--plan", str(saved), *verifying(keys))
+
+    assert ran.code == 3, ran.out + ran.err
+    assert ran.err.splitlines() == [
+        f"error: commit {unsigned[:12]} (unsigned): it carries no signature; not applied; "
+        f"the cluster stays at {trusted[:12]}"
+    ]
+    assert written(harness) == before
 
 
 @pytest.fixture(scope="module")

@@ -100,7 +100,7 @@ def _ssh(name: str, folder: Path) -> tuple[Signer, str]:
 def made_keys(folder: Path) -> Iterator[Keys]:
     """Every key of the session, made in `folder`; the gpg agents stopped at the end."""
     home = folder / "gnupg"
-    home.mkdir(mode=0o700)
+    home.mkdir(mode=0o700, parents=True)
     try:
         alice = _new_key(home, "Alice <alice@example.invalid>", "2y")
         subkey = _subkey(home, alice)
