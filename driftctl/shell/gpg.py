@@ -30,9 +30,7 @@ class Keyring:
 
     def __init__(self, folder: Path, environ: Mapping[str, str]) -> None:
         self._folder = folder
-        self._env = {
-            key: environ[key] for key in ("PATH", "TMPDIR", "SYSTEMROOT") if key in environ
-        }
+        self._env = {key: environ[key] for key in ("PATH", "TMPDIR") if key in environ}
         self._env["LC_ALL"] = "C"
         self._home: Path | None = None
         self.listing = ""  # `gpg --with-colons --list-keys` of the imported keys
@@ -127,12 +125,12 @@ class Keyring:
 
 def _key_files(folder: Path) -> list[Path]:
     """The `*.asc` files of the folder (a mounted Secret's files are symlinks: followed)."""
+    if not folder.is_dir():
+        raise SourceError(f"{folder} ({_FLAG}) is not a folder")
     try:
         files = sorted(path for path in folder.glob("*.asc") if path.is_file())
     except OSError as error:
         raise SourceError(f"cannot read {folder} ({_FLAG}): {error.strerror}") from None
-    if not folder.is_dir():
-        raise SourceError(f"{folder} ({_FLAG}) is not a folder")
     if not files:
         raise SourceError(
             f"{folder} ({_FLAG}) holds no *.asc file",

@@ -305,9 +305,11 @@ def ssh_verdict(subject: SignedObject, answers: SshAnswers) -> Verdict:
     found = _SSH_KEY.search(said)
     fingerprint = found.group(2) if found else None
     key = f"SSH key {fingerprint}" if fingerprint else "SSH key ?"
-    if answers.verified is not None and fingerprint is not None:
-        principal = next((p for p in answers.principals if f"for {p} with" in said), None)
-        return Verdict(subject, f"{key} ({principal or answers.principals[0]})", fingerprint)
+    if answers.verified is not None and fingerprint is not None and answers.principals:
+        principal = next(
+            (p for p in answers.principals if f"for {p} with" in said), answers.principals[0]
+        )
+        return Verdict(subject, f"{key} ({principal})", fingerprint)
     if answers.checked is None:
         why = "the signature does not match" + (f" ({answers.refusal})" if answers.refusal else "")
         return Verdict(subject, key, fingerprint, Failure.BAD, why)
