@@ -144,7 +144,6 @@ def json_body(heading: Heading, told: Tidings, max_bytes: int) -> bytes:
         "instance": heading.instance,
         "shard": {"index": heading.shard_index, "count": heading.shard_count},
         "revision": heading.revision,
-        "source": heading.source,
         "exitCode": heading.exit_code,
         "time": api_time(datetime.datetime.fromtimestamp(heading.at, datetime.UTC)),
         "summary": {
