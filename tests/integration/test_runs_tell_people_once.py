@@ -66,8 +66,10 @@ def test_the_same_drift_is_told_once_and_a_change_of_it_again(
     slack_url = tmp_path / "slack-url"
     with serving(accepting) as slack:
         slack_url.write_text(slack.url + "/services/T0/B0/canary\n")
-        flags = ("--webhook-url", webhook.url + "/hook", "--webhook-secret-file", str(secret_file))
-        flags += ("--slack-webhook-file", str(slack_url))
+        flags = (
+            *("--webhook-url", webhook.url + "/hook", "--webhook-secret-file", str(secret_file)),
+            *("--slack-webhook-file", str(slack_url)),
+        )
         harness.declare(APPS)
         first = apply(harness, *flags)
         assert first.code == 0, first.err
