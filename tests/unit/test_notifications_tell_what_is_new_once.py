@@ -43,9 +43,11 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
+from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.render import digest, sinks
-from driftctl.settings import NOTIFY_ON, Notify
+from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify, Webhook
 from driftctl.shell.notify_http import Failed, Sent, send
+from tests.support.receivers import accepting, serving
 
 SHOP = ObjectKey("Deployment", "web", "shop")
 BLOG = ObjectKey("WebApp", "web", "blog")
@@ -315,3 +317,24 @@ def test_the_sender_tries_again_only_what_may_pass(
     outcome = send(post, 10.0, sleep=lambda seconds: None)
     assert seen == answered
     assert isinstance(outcome, Sent if sent else Failed)
+
+
+def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path) -> None:
+    """Two reconciles heard, one digest sent; heard nothing more, nothing more sent. With no
+    cluster to keep the record in, the digest still goes out and the log says so."""
+    warnings: list[str] = []
+    cluster = Cluster(kubeconfig=str(tmp_path / "missing"))
+    with serving(accepting) as receiver:
+        notify = Notify(webhook=Webhook(receiver.url))
+        gatherer = Gatherer(Teller(notify, cluster, Lock("ops"), WHOLE, warnings.append))
+        for key in (SHOP, ObjectKey("Deployment", "web", "blog")):
+            update = Update(key, "", {}, (), (SCALED,))
+            facts = facts_of((update, Outcome.CONFIGURED, ""))
+            gatherer.heard(RunFacts(SHA, facts.plan, facts.report, scope=frozenset({key.place})))
+        gatherer.flush()
+        gatherer.flush()
+
+    assert len(receiver.received) == 1
+    told = [(i["category"], i["object"]) for i in receiver.received[0].json["items"]]
+    assert told == [("drift", "Deployment/web/shop"), ("drift", "Deployment/web/blog")]
+    assert any("what was last told cannot be read" in w for w in warnings), warnings
