@@ -2,7 +2,8 @@
 # a virtual environment with the project and its test and docs extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
-# metrics tests push to (Debian's prometheus-pushgateway) and the sshd the Git source's SSH
+# metrics tests push to (Debian's prometheus-pushgateway), the Alertmanager the notification
+# tests send alerts to (Debian's prometheus-alertmanager) and the sshd the Git source's SSH
 # tests fetch from (Debian's openssh-server) when they are not installed.
 # `make test` also sets up a node for tests/node (as root): its packages, kubelet and
 # kube-scheduler, and the driftctl image.
@@ -12,9 +13,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway sshd node venv clean
+.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway alertmanager sshd node venv clean
 
-test: lint docs-build controlplane pushgateway sshd node
+test: lint docs-build controlplane pushgateway alertmanager sshd node
 	$(BIN)/pytest
 
 # The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
@@ -23,7 +24,7 @@ test: lint docs-build controlplane pushgateway sshd node
 unit: $(INSTALLED) sshd
 	$(BIN)/pytest tests/unit tests/tooling -m 'not integration and not node'
 
-integration: $(INSTALLED) controlplane pushgateway
+integration: $(INSTALLED) controlplane pushgateway alertmanager
 	$(BIN)/pytest tests/integration tests/tooling -m integration
 
 tooling: $(INSTALLED) controlplane node
@@ -62,6 +63,9 @@ controlplane:
 
 pushgateway:
 	bash tests/pushgateway/install.sh >/dev/null
+
+alertmanager:
+	bash tests/alertmanager/install.sh >/dev/null
 
 sshd:
 	bash tests/sshd/install.sh >/dev/null

@@ -15,10 +15,11 @@ from driftctl.cli.flag_groups import (
     policy_flags,
     source_flags,
     watch_flags,
+    watching_notify_flags,
 )
 from driftctl.cli.flags import flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Watch
+from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Notify, Policy, Source, Watch
 
 
 @click.command()
@@ -34,6 +35,7 @@ from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, 
     help="Most Kubernetes Events one reconcile records (one per changed WebApp).",
 )
 @watch_flags
+@watching_notify_flags
 def watch(
     *,
     source: Source,
@@ -43,6 +45,7 @@ def watch(
     lock: Lock,
     max_events: int,
     settings: Watch,
+    notify: Notify,
 ) -> None:
     """Keep the cluster equal to Git continuously: the operator form of `apply`.
 
@@ -52,15 +55,17 @@ def watch(
     the same plan and apply as `apply` (--timeout bounds each reconcile); a failed one is
     tried again after 1 s, doubling up to 5 minutes. It looks at the Git ref every
     --git-poll seconds and runs a full plan and apply when it moved, and every --resync
-    seconds. Serves /healthz, /readyz and Prometheus /metrics on --metrics-addr. Runs until
-    SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when the cluster cannot be
-    used, 6 when it lost the Lease to another process or could not renew it in time.
+    seconds. With receivers (as apply's), one digest per --notify-window of what the
+    reconciles did or found. Serves /healthz, /readyz and Prometheus /metrics on
+    --metrics-addr. Runs until SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when
+    the cluster cannot be used, 6 when it lost the Lease to another process or could not
+    renew it in time.
     """
     from driftctl.pipeline import watch as run
 
     stop = _stopped_by_signals()
     cluster = dataclasses.replace(cluster, max_events=max_events)
-    setup = run.Setup(source, cluster, policy, lock, settings, drift)
+    setup = run.Setup(source, cluster, policy, lock, settings, drift, notify)
     log = TextLog(style())
 
     def say(line: str) -> None:

@@ -10,6 +10,7 @@ pass is retried by the workers, after its backoff. Decides nothing.
 
 from __future__ import annotations
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.engine import in_scope
@@ -49,6 +50,7 @@ class Passes:
                 report = self._reconciler.everything()
             except DriftctlError as failed:
                 self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+                self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
                 return
         for refusal in report.refusals:
             self._runtime.notice(f"refused: {refusal}")
@@ -72,6 +74,7 @@ class Passes:
             desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
         except DriftctlError as failed:
             runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
             return
         self._head = head
         if desired.revision == current.revision and desired.webapps == current.webapps:
