@@ -2,7 +2,8 @@
 # a virtual environment with the project and its test and docs extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
-# metrics tests push to (Debian's prometheus-pushgateway), the sshd the Git source's SSH
+# metrics tests push to (Debian's prometheus-pushgateway), the Alertmanager the notification
+# tests send alerts to (Debian's prometheus-alertmanager), the sshd the Git source's SSH
 # tests fetch from (Debian's openssh-server), and gpg and ssh-keygen the tests of signed
 # commits sign with (Debian's gnupg and openssh-client) when they are not installed.
 # `make test` also sets up a node for tests/node (as root): its packages, kubelet and
@@ -13,9 +14,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway sshd signing node venv clean
+.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway alertmanager sshd signing node venv clean
 
-test: lint docs-build controlplane pushgateway sshd signing node
+test: lint docs-build controlplane pushgateway alertmanager sshd signing node
 	$(BIN)/pytest
 
 # The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
@@ -24,7 +25,7 @@ test: lint docs-build controlplane pushgateway sshd signing node
 unit: $(INSTALLED) sshd signing
 	$(BIN)/pytest tests/unit tests/tooling -m 'not integration and not node'
 
-integration: $(INSTALLED) controlplane pushgateway signing
+integration: $(INSTALLED) controlplane pushgateway alertmanager signing
 	$(BIN)/pytest tests/integration tests/tooling -m integration
 
 tooling: $(INSTALLED) controlplane node
@@ -63,6 +64,9 @@ controlplane:
 
 pushgateway:
 	bash tests/pushgateway/install.sh >/dev/null
+
+alertmanager:
+	bash tests/alertmanager/install.sh >/dev/null
 
 sshd:
 	bash tests/sshd/install.sh >/dev/null

@@ -56,6 +56,12 @@ def lease_name(instance: str, shard: int | None = None) -> str:
     return f"driftctl-{instance}-shard-{shard}"
 
 
+def notified_name(instance: str, shard: int | None = None) -> str:
+    """The ConfigMap keeping what this instance's (or shard's) notifications last told:
+    `driftctl-<instance>-notified`, beside the run lock's Lease."""
+    return f"{lease_name(instance, shard)}-notified"
+
+
 METRICS_JOB: Final = "driftctl"  # the Pushgateway grouping key's job
 GIT_TOKEN_ENV: Final = "DRIFTCTL_GIT_TOKEN"  # a token for an https:// repository
 

@@ -15,6 +15,7 @@ from driftctl.cli.flag_groups import (
     drift_flags,
     lock_flags,
     metrics_flags,
+    notify_flags,
     policy_flags,
     shard_flags,
     source_flags,
@@ -30,6 +31,7 @@ from driftctl.settings import (
     Drift,
     Lock,
     Metrics,
+    Notify,
     Policy,
     SavedPlanUse,
     Shard,
@@ -149,6 +151,7 @@ def saved_plan_alone(command: F) -> F:
 @verify_flags
 @waiting_lock_flags
 @metrics_flags
+@notify_flags
 @flag(
     "plan",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -177,6 +180,7 @@ def apply(
     verify: Verify,
     lock: Lock,
     metrics: Metrics,
+    notify: Notify,
     plan: Path | None,
     max_events: int,
     output: str,
@@ -188,7 +192,9 @@ def apply(
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
     lock, 3/4 on errors (3 also for a saved plan made for another instance, source or CRD).
     With --shard-count, only this shard's WebApps, under this shard's own Lease; with
-    --pushgateway, the run's metrics are pushed when it ends.
+    --pushgateway, the run's metrics are pushed when it ends. With receivers (--webhook-url,
+    --slack-webhook-file, --alertmanager-url, --github-repo, --gitlab-project), one digest
+    of what is new goes out when the run ends; a receiver that fails is a warning.
 
     With --plan FILE: applies that saved plan at its commit with its policy. An object whose
     live uid or resourceVersion moved since is planned again: it proceeds when its action
@@ -211,6 +217,7 @@ def apply(
         drift=drift,
         shard=shard,
         metrics=metrics,
+        notify=notify,
         environ=os.environ,
         notice=log.retry,
         warn=log.warn,

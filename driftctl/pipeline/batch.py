@@ -3,11 +3,12 @@
 `plan` reads (LIST pages and dry-runs) and never writes to the cluster (`--out` writes
 only the saved-plan file). `apply` takes the run lock first, then plans (or, with
 `--plan`, checks a saved plan: pipeline.saved_plan) and carries the plan out, and when the
-run ends (however it ends) pushes its metrics to the Pushgateway, if one is given.
-`unlock` frees the lock. A sharded run does all of this for its own shard: its part of
-the plan, its own Lease, its own metrics group. Each function is one command's flow over
-the engine (pipeline.engine: the plan sequence, the applier under the run lock); none
-decides anything itself or prints anything.
+run ends (however it ends) pushes its metrics to the Pushgateway, if one is given; with
+receivers to notify (pipeline.notify), it then tells them what is new, once (a digest,
+alerts, the commit's status). `unlock` frees the lock. A sharded run does all of this for
+its own shard: its part of the plan, its own Lease, its own metrics group. Each function
+is one command's flow over the engine (pipeline.engine: the plan sequence, the applier
+under the run lock); none decides anything itself or prints anything.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.core.api.lease import LeaseRef
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode
+from driftctl.errors import DriftctlError, ExitCode, LockHeld
 from driftctl.pipeline import saved_plan, trust
 from driftctl.pipeline.engine import (
     Notice,
@@ -34,6 +36,7 @@ from driftctl.pipeline.engine import (
     make_plan,
     open_cluster,
 )
+from driftctl.pipeline.notify import Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import (
@@ -43,6 +46,7 @@ from driftctl.settings import (
     Drift,
     Lock,
     Metrics,
+    Notify,
     Policy,
     Shard,
     Source,
@@ -106,6 +110,7 @@ def apply(
     drift: Drift | None = None,
     shard: Shard = WHOLE,
     metrics: Metrics | None = None,
+    notify: Notify | None = None,
     environ: Mapping[str, str],
     notice: Notice,
     progress: Progress,
@@ -118,11 +123,20 @@ def apply(
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
-    (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
-    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan). With
-    `verify`, its commit is verified before anything is planned (pipeline.trust).
+    (`warn`), never a failed run; so is a notification (`notify`) that fails, sent after
+    that (a run stopped by the lock or interrupted tells nobody). `planned` hears the plan
+    before it is carried out. With `plan_file`, the saved plan is carried out instead
+    (pipeline.saved_plan). With `verify`, its commit is verified before anything is
+    planned (pipeline.trust).
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
+    teller = Teller(notify or Notify(), cluster, lock, shard, warn)
+    seen: list[Plan] = []
+
+    def heard(plan: Plan) -> None:
+        seen.append(plan)
+        planned(plan)
+
     try:
         report, verified = _carry_out(
             source,
@@ -134,17 +148,24 @@ def apply(
             environ=environ,
             notice=notice,
             progress=progress,
-            planned=planned,
+            planned=heard,
             plan_file=plan_file,
             verify=verify,
         )
+    except LockHeld as held:
+        push(held.exit_code, None, None)
+        raise
     except DriftctlError as error:
         push(error.exit_code, None, None)
+        plan = seen[0] if seen else None
+        teller.tell_run(RunFacts(plan.revision if plan else "", plan, error=error))
         raise
     except KeyboardInterrupt:
         push(ExitCode.INTERRUPTED, None, None)
         raise
     push(report.exit_code, report, verified)
+    plan = seen[0] if seen else None
+    teller.tell_run(RunFacts(report.revision or (plan.revision if plan else ""), plan, report))
     return report
 
 

@@ -6,9 +6,14 @@ DRIFTCTL_GIT_TOKEN, a --git-token-file, the kubeconfig's bearer token (the fault
 swaps it for the ServiceAccount's real one), a credential-like value in an API error body
 (the proxy refuses one WebApp's writes with it, as an admission webhook echoing a request
 might) and one in a WebApp annotation in Git. validate, diff, plan, apply and check run
-with text, json and markdown outputs and --log-format json; then stdout and stderr, the
-saved plan, the cache dir and HOME (every file), Events, WebApps, Deployments, the Lease
-and the Pushgateway are searched.
+with text, json and markdown outputs and --log-format json, plan, apply and check with
+--verify all over signed commits (their history fetched with the credentials); then stdout
+and stderr (for key material too), the saved plan, the cache dir and HOME (every file),
+TMPDIR (for a keyring left behind), Events, WebApps, Deployments, the Lease and the
+Pushgateway are searched. The applies also notify loopback receivers, each with its
+canary in a file: the webhook's secret, the Slack webhook's URL, the GitHub and GitLab
+tokens; every body they received, every header but the one that must carry a token, and
+the ConfigMap of what was told are searched too.
 
 The annotation's value is desired state, not driftctl's secret: Git holds it and the
 WebApp carries it once applied. So it may be in the WebApp's own annotations, in the
@@ -38,6 +43,14 @@ from tests.support.gitrepos import Repo, http_git_server
 from tests.support.harness import LOCK_NAMESPACE, Harness
 from tests.support.paths import ROOT
 from tests.support.pushgateway import Pushgateway
+from tests.support.receivers import (
+    Receiver,
+    accepting,
+    github_check,
+    gitlab_check,
+    serving,
+    webhook_check,
+)
 from tests.support.signing import Keys, Signer, commit, made_keys, tag
 
 URL_TOKEN = "canary-url-5b1e0c"
@@ -46,7 +59,14 @@ FILE_TOKEN = "canary-file-2c8f04"
 KUBE_TOKEN = "canary-kube-e6047b"
 API_SECRET = "ghp_CanaryInAnApiErrorBody4f1c9a0d2e7b"
 GIT_SECRET = "ghp_CanaryInAWebAppAnnotation8d03b6e5c1"
-CANARIES = (URL_TOKEN, ENV_TOKEN, FILE_TOKEN, KUBE_TOKEN, API_SECRET, GIT_SECRET)
+WEBHOOK_SECRET = "canary-webhook-secret-91be20"
+SLACK_TOKEN = "canary-slack-url-0d7c3e"
+GITHUB_TOKEN = "canary-github-token-44a1f9"
+GITLAB_TOKEN = "canary-gitlab-token-b6e802"
+CANARIES = (
+    *(URL_TOKEN, ENV_TOKEN, FILE_TOKEN, KUBE_TOKEN, API_SECRET, GIT_SECRET),
+    *(WEBHOOK_SECRET, SLACK_TOKEN, GITHUB_TOKEN, GITLAB_TOKEN),
+)
 DRIFTCTL_SECRETS = tuple(canary for canary in CANARIES if canary != GIT_SECRET)
 USER = "x-access-token"  # the username driftctl pairs a bare token with
 KEY_MATERIAL = ("-----BEGIN PGP", "PRIVATE KEY", "-----BEGIN SSH")
@@ -106,7 +126,8 @@ def cluster_objects(harness: Harness) -> dict[str, Any]:
         harness.kubectl("get", "webapps,deployments,events", "-n", harness.namespace, "-o", "json")
     )
     lease = harness.get("lease", c.lease_name(harness.instance), LOCK_NAMESPACE)
-    return {"namespace": namespace["items"], "lease": lease}
+    told = harness.get("configmap", c.notified_name(harness.instance), LOCK_NAMESPACE)
+    return {"namespace": namespace["items"], "lease": lease, "told": told}
 
 
 @dataclass(frozen=True)
@@ -179,6 +200,7 @@ class Scene:
     saved: Path
     pushgateway: str
     verify: list[str]  # --verify all with the trusted keys
+    notify: tuple[str, ...]  # the receivers' flags
 
 
 def run_every_command(
@@ -212,9 +234,9 @@ def run_every_command(
         )  # fmt: skip
     runs["apply -o json"] = driftctl(
         *apply, "--ref", "main", "-o", "json", "--log-format", "json",
-        "--pushgateway", scene.pushgateway,
+        "--pushgateway", scene.pushgateway, *scene.notify,
     )  # fmt: skip
-    runs["apply"] = driftctl(*apply, "--ref", "main")
+    runs["apply"] = driftctl(*apply, "--ref", "main", *scene.notify, "--notify-repeat", "1")
     for output in ("text", "json", "markdown"):
         runs[f"check -o {output}"] = driftctl(
             "check", "--repo", urls["file"], "--git-token-file", str(scene.token_file),
@@ -259,6 +281,7 @@ def leaks_left(
             item["metadata"]["annotations"].pop("example.com/deploy-token", None)
         leaks[f"{item['kind']}/{item['metadata']['name']}"] = found_in(json.dumps(item), CANARIES)
     leaks["Lease"] = found_in(json.dumps(objects["lease"]), CANARIES)
+    leaks["ConfigMap of what was told"] = found_in(json.dumps(objects["told"]), CANARIES)
     with urllib.request.urlopen(f"{scene.pushgateway}/metrics", timeout=10) as page:
         leaks["Pushgateway"] = found_in(page.read(), CANARIES)
     # Each kind of place was there to search.
@@ -272,6 +295,60 @@ def leaks_left(
 def keys(tmp_path: Path) -> Iterator[Keys]:
     with made_keys(tmp_path / "keys") as made:
         yield made
+
+
+@dataclass(frozen=True)
+class Receivers:
+    """The loopback receivers of the applies' notifications, and the flags naming them."""
+
+    by_name: dict[str, Receiver]
+    flags: tuple[str, ...]
+
+
+@contextlib.contextmanager
+def receivers(folder: Path) -> Iterator[Receivers]:
+    """A webhook, a Slack-compatible webhook, GitHub and GitLab, each canary in its file."""
+    folder.mkdir()
+    files = {
+        "webhook-secret": WEBHOOK_SECRET,
+        "github-token": GITHUB_TOKEN,
+        "gitlab-token": GITLAB_TOKEN,
+    }
+    for name, canary in files.items():
+        (folder / name).write_text(canary + "\n")
+    with (
+        serving(webhook_check(WEBHOOK_SECRET.encode())) as webhook,
+        serving(accepting) as slack,
+        serving(github_check(GITHUB_TOKEN)) as github,
+        serving(gitlab_check(GITLAB_TOKEN)) as gitlab,
+    ):
+        (folder / "slack-url").write_text(f"{slack.url}/services/T0/B0/{SLACK_TOKEN}\n")
+        flags = (
+            *("--webhook-url", webhook.url),
+            *("--webhook-secret-file", str(folder / "webhook-secret")),
+            *("--slack-webhook-file", str(folder / "slack-url")),
+            *("--github-api", github.url, "--github-repo", "platform/webapps"),
+            *("--github-token-file", str(folder / "github-token"), "--github-environment", "prod"),
+            *("--gitlab-api", gitlab.url + "/api/v4", "--gitlab-project", "platform/webapps"),
+            *("--gitlab-token-file", str(folder / "gitlab-token")),
+        )  # fmt: skip
+        yield Receivers(
+            {"webhook": webhook, "slack": slack, "github": github, "gitlab": gitlab}, flags
+        )
+
+
+# The one header that must carry each forge's token (the webhook's carries an HMAC).
+TOKEN_HEADERS = {"github": "authorization", "gitlab": "private-token"}
+
+
+def notification_leaks(told: Receivers) -> dict[str, list[str]]:
+    """Canaries in what the receivers got: bodies, and headers but the token's own."""
+    leaks = {}
+    for name, receiver in told.by_name.items():
+        for index, each in enumerate(receiver.received):
+            headers = {k: v for k, v in each.headers.items() if k != TOKEN_HEADERS.get(name)}
+            leaks[f"{name} #{index}"] = found_in(each.body + json.dumps(headers).encode(), CANARIES)
+    return {where: hits for where, hits in leaks.items() if hits}
 
 
 def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
@@ -294,7 +371,7 @@ def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
         *("--kubeconfig", str(kubeconfig), "--instance", harness.instance),
         *("--namespace", harness.namespace, "--path", "apps"),
     ]
-    with git_servers(served.path.parent) as urls:
+    with git_servers(served.path.parent) as urls, receivers(tmp_path / "receivers") as told:
         verify = ["--verify", "all", "--trusted-keys", str(keys.trusted_keys)]
         scene = Scene(
             urls,
@@ -304,6 +381,7 @@ def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
             tmp_path / "plan.json",
             pushgateway.url,
             verify,
+            told.flags,
         )
         runs = run_every_command(
             driftctl, scene, lambda: refuse_with_the_api_canary(fault_proxy, harness.namespace)
@@ -327,3 +405,12 @@ def test_no_canary_appears_in_any_output_file_or_object_a_run_leaves(
     assert docs["status"]["lastVerifiedKey"] == keys.alice.fingerprint, "the runs verified"
 
     assert leaks_left(harness, runs, scene, driftctl) == {}
+    # Every receiver was told (so each canary was used), as its API expects.
+    assert {name: bool(r.received) for name, r in told.by_name.items()} == dict.fromkeys(
+        told.by_name, True
+    )
+    assert [problem for r in told.by_name.values() for problem in r.problems] == []
+    assert any(
+        "held (masked)" in each.body.decode() for each in told.by_name["webhook"].received
+    ), "the refusal's reason was told, masked"
+    assert notification_leaks(told) == {}

@@ -13,6 +13,7 @@ standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +24,7 @@ from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import LockHeld
 from driftctl.pipeline import trust
 from driftctl.pipeline.engine import Notice, holder_identity, in_scope, lease_of
+from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
@@ -30,6 +32,7 @@ from driftctl.pipeline.watch.passes import Passes
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
+from driftctl.settings import WHOLE
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -51,7 +54,10 @@ def watch(
 ) -> None:
     """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3), and
     with --verify trusted against the last revision verified that the Lease records."""
+    gatherer = _gatherer(setup, notice)
     runtime = Runtime(environ, notice, say, progress, stop)
+    if gatherer is not None:
+        runtime = dataclasses.replace(runtime, heard=gatherer.heard)
     desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
     cluster = setup.cluster
     api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
@@ -65,10 +71,21 @@ def watch(
     server = probes.serve(where, controller.metrics.registry, controller.ready)
     host, port = server.server_address[:2]
     runtime.say(f"serving /healthz, /readyz and /metrics on {host!s}:{port}")
+    if gatherer is not None:
+        threading.Thread(target=gatherer.run, args=(stop,), name="notify", daemon=True).start()
     try:
         controller.run()
     finally:
         server.shutdown()
+        if gatherer is not None:
+            gatherer.flush()
+
+
+def _gatherer(setup: Setup, warn: Notice) -> Gatherer | None:
+    """Whom watch's digests go to, one per --notify-window (None: nobody)."""
+    if not setup.notify.anyone:
+        return None
+    return Gatherer(Teller(setup.notify, setup.cluster, setup.lock, WHOLE, warn))
 
 
 class Controller:
@@ -100,6 +117,7 @@ class Controller:
             client=self._feed.client,
             lock=self._lock,
             progress=runtime.progress,
+            heard=runtime.heard,
         )
         self._workers = Workers(reconciler.one, runtime, self.metrics)
         self._passes = Passes(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import DriftctlError, UntrustedRevision
@@ -59,6 +60,7 @@ class Passes:
                 report = self._reconciler.everything()
             except DriftctlError as failed:
                 self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+                self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
                 return
         for refusal in report.refusals:
             self._runtime.notice(f"refused: {refusal}")
@@ -82,6 +84,7 @@ class Passes:
             desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
         except DriftctlError as failed:
             runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
             return
         unverified = replace(current.revision, verified_by=None)
         if desired.revision == unverified and desired.webapps == current.webapps:
@@ -91,10 +94,12 @@ class Passes:
             desired = self._admit(desired)
         except UntrustedRevision as refused:
             runtime.notice(f"refused: {refused.message}")
+            runtime.heard(RunFacts(current.revision.label, error=refused, scope=frozenset()))
             self._head = head  # looked at again once the ref moves
             return
         except DriftctlError as failed:
             runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
             return
         self._head = head
         runtime.say(f"Git moved to {desired.revision.label[:12]}")
