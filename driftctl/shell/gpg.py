@@ -37,6 +37,8 @@ class Keyring:
 
     def __enter__(self) -> Keyring:
         files = _key_files(self._folder)
+        # Made here, not by gpg: a home gpg 2.4 creates itself gets common.conf with
+        # use-keyboxd (a daemon); one that exists is a plain keybox file.
         self._home = Path(tempfile.mkdtemp(prefix="driftctl-gpg-", dir=self._env.get("TMPDIR")))
         self._env["GNUPGHOME"] = str(self._home)
         try:
