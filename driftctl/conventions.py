@@ -34,6 +34,10 @@ SOURCE_ANNOTATION: Final = "driftctl.example.com/source"
 PRUNE_ANNOTATION: Final = "driftctl.example.com/prune"
 PRUNE_DISABLED: Final = "disabled"
 IGNORE_ANNOTATION: Final = "driftctl.example.com/ignore"  # per-WebApp ignore rules, from Git
+# On the run lock's Lease (--verify): the last revision a run verified and applied, and the
+# fingerprint of the key that signed it; the next run must descend from it.
+VERIFIED_REVISION_ANNOTATION: Final = "driftctl.example.com/verified-revision"
+VERIFIED_KEY_ANNOTATION: Final = "driftctl.example.com/verified-key"
 
 AUTOSCALER_KIND: Final = "HorizontalPodAutoscaler"
 

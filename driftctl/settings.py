@@ -21,7 +21,9 @@ cluster is touched. Pure: no environment, no files.
 - `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
   serves its probes and metrics;
 - `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
-  reads the cluster.
+  reads the cluster;
+- `Verify`: which commits must be signed by a trusted key before anything is applied, the
+  files the keys are read from, and whether a rewind is allowed.
 """
 
 from __future__ import annotations
@@ -306,7 +308,8 @@ class Watch:
 
 
 MIN_LEASE_SECONDS = 3
-FAIL_ON = ("invalid", "prune", "replace", "drift", "change")  # what `check --fail-on` may name
+# What `check --fail-on` may name: "unsigned" and "untrusted" are commits (`--verify`).
+FAIL_ON = ("invalid", "prune", "replace", "drift", "change", "unsigned", "untrusted")
 DEFAULT_MAX_BYTES = 65_536  # a GitHub comment holds at most 65,536 characters
 MIN_MAX_BYTES = 4_096  # room for the summary and a few objects
 
@@ -339,6 +342,77 @@ class Check:
         """Whether `check` reads the cluster: only when credentials are named (a kubeconfig
         or a context), so a check never reaches whatever cluster happens to be current."""
         return not self.offline and (cluster.kubeconfig is not None or cluster.context is not None)
+
+
+VERIFY_MODES = ("off", "head", "all")
+TRUST_FAILURES = ("unsigned", "untrusted")  # the --fail-on names that need --verify
+
+
+@dataclass(frozen=True)
+class Verify:
+    """Which commits must be signed by a trusted key, and by which keys (paths only).
+
+    `head`: the commit a run applies (and the annotated tag, when the ref names one);
+    `all`: every commit between the last revision applied and that one. The keys are only
+    ever the files named here (a folder of armored OpenPGP public keys, an ssh-keygen
+    allowed-signers file), never anything in the repository. `allow_rewind` lets a run
+    apply a commit that does not descend from the last revision applied.
+    """
+
+    mode: str = "off"
+    trusted_keys: Path | None = None  # a folder of *.asc files
+    allowed_signers: Path | None = None
+    allow_rewind: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in VERIFY_MODES:
+            raise UsageError(
+                f"--verify must be one of {', '.join(VERIFY_MODES)}, not {self.mode!r}"
+            )
+        keys = self.trusted_keys is not None or self.allowed_signers is not None
+        if self.enabled and not keys:
+            raise UsageError(
+                f"--verify {self.mode} needs the keys to trust",
+                hint="pass --trusted-keys DIR (armored OpenPGP public keys, *.asc) and/or "
+                "--allowed-signers FILE (ssh-keygen's allowed-signers format)",
+            )
+        given = [
+            name
+            for name, value in (
+                ("--trusted-keys", self.trusted_keys),
+                ("--allowed-signers", self.allowed_signers),
+                ("--allow-rewind", self.allow_rewind or None),
+            )
+            if value is not None
+        ]
+        if not self.enabled and given:
+            raise UsageError(
+                f"{', '.join(given)} only work with --verify head or --verify all",
+                hint="turn verification on, or drop them",
+            )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any commit is verified at all."""
+        return self.mode != "off"
+
+    @property
+    def every_commit(self) -> bool:
+        """`all`: every commit since the last revision applied, not only the head."""
+        return self.mode == "all"
+
+
+NO_VERIFY = Verify()
+
+
+def check_trust_flags(check: Check, verify: Verify) -> None:
+    """`check --fail-on unsigned|untrusted` judges commits: it needs --verify to see them."""
+    asked = sorted(set(TRUST_FAILURES) & check.fail_on)
+    if asked and not verify.enabled:
+        raise UsageError(
+            f"--fail-on {','.join(asked)} needs --verify head or --verify all",
+            hint="--verify all lists every commit of the pull request with its signer",
+        )
 
 
 @dataclass(frozen=True)

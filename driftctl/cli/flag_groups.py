@@ -21,6 +21,7 @@ from driftctl.settings import (
     FAIL_ON,
     GITHUB_API,
     NOTIFY_ON,
+    VERIFY_MODES,
     Check,
     Cluster,
     Drift,
@@ -31,6 +32,7 @@ from driftctl.settings import (
     Policy,
     Shard,
     Source,
+    Verify,
     Watch,
     namespace_list,
 )
@@ -342,6 +344,55 @@ check_flags = FlagGroup(
 )
 """--fail-on, --max-bytes, --offline: `Check`, what makes the pre-merge check fail."""
 
+
+def _verify_of(
+    *,
+    verify: str,
+    trusted_keys: Path | None,
+    allowed_signers: Path | None,
+    allow_rewind: bool = False,
+) -> Verify:
+    return Verify(verify, trusted_keys, allowed_signers, allow_rewind)
+
+
+_verify = (
+    flag(
+        "verify",
+        type=click.Choice(VERIFY_MODES),
+        default="off",
+        help="Refuse (exit 3) a commit not signed by a trusted key: `head` checks the commit "
+        "read (and the annotated tag its ref names), `all` every commit since the last "
+        "revision verified and applied (recorded on the run lock's Lease).",
+    ),
+    flag(
+        "trusted-keys",
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Folder of trusted OpenPGP public keys, armored, one *.asc file each (a subkey "
+        "signs for its primary key; expired or revoked keys are not trusted).",
+    ),
+    flag(
+        "allowed-signers",
+        metavar="FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="ssh-keygen allowed-signers file: the SSH keys trusted to sign commits.",
+    ),
+)
+verify_flags = FlagGroup(
+    "verify",
+    _verify_of,
+    *_verify,
+    flag(
+        "allow-rewind",
+        is_flag=True,
+        help="With --verify, apply a commit that does not descend from the last revision "
+        "verified and applied (a force-push back; its head is checked as on a first run).",
+    ),
+)
+"""--verify, --trusted-keys, --allowed-signers, --allow-rewind: a `Verify`, which commits
+must be signed by a trusted key before anything is applied (plan, apply, watch)."""
+verify_flags_without_rewind = FlagGroup("verify", _verify_of, *_verify)
+"""The same without --allow-rewind, for `check` (a pull request is never a rewind)."""
 _file = click.Path(dir_okay=False, path_type=Path)
 _notify = (
     flag(

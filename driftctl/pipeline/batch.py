@@ -26,7 +26,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import DriftctlError, ExitCode, LockHeld
-from driftctl.pipeline import saved_plan
+from driftctl.pipeline import saved_plan, trust
 from driftctl.pipeline.engine import (
     Notice,
     applier_for,
@@ -40,6 +40,7 @@ from driftctl.pipeline.notify import Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import (
+    NO_VERIFY,
     WHOLE,
     Cluster,
     Drift,
@@ -49,6 +50,7 @@ from driftctl.settings import (
     Policy,
     Shard,
     Source,
+    Verify,
 )
 from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.lock import RunLock, break_lock
@@ -79,13 +81,19 @@ def plan(
     notice: Notice,
     out: Path | None = None,
     tick: Tick = no_tick,
+    verify: Verify = NO_VERIFY,
+    lock: Lock | None = None,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
-    the plan is also saved there for `apply --plan`."""
+    the plan is also saved there for `apply --plan`. With `verify`, a commit apply would
+    refuse is refused the same way (the anchor read from `lock`'s Lease, not written)."""
     desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
+    lease = lease_of(cluster, lock or Lock(), shard) if verify.enabled else None
+    if lease is not None:
+        desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
     the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
@@ -110,6 +118,7 @@ def apply(
     planned: Callable[[Plan], None] = _ignore,
     wall_clock: Callable[[], float] = time.time,
     plan_file: Path | None = None,
+    verify: Verify = NO_VERIFY,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
@@ -117,7 +126,8 @@ def apply(
     (`warn`), never a failed run; so is a notification (`notify`) that fails, sent after
     that (a run stopped by the lock or interrupted tells nobody). `planned` hears the plan
     before it is carried out. With `plan_file`, the saved plan is carried out instead
-    (pipeline.saved_plan).
+    (pipeline.saved_plan). With `verify`, its commit is verified before anything is
+    planned (pipeline.trust).
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
     teller = Teller(notify or Notify(), cluster, lock, shard, warn)
@@ -128,7 +138,7 @@ def apply(
         planned(plan)
 
     try:
-        report = _carry_out(
+        report, verified = _carry_out(
             source,
             cluster,
             policy,
@@ -140,19 +150,20 @@ def apply(
             progress=progress,
             planned=heard,
             plan_file=plan_file,
+            verify=verify,
         )
     except LockHeld as held:
-        push(held.exit_code, None)
+        push(held.exit_code, None, None)
         raise
     except DriftctlError as error:
-        push(error.exit_code, None)
+        push(error.exit_code, None, None)
         plan = seen[0] if seen else None
         teller.tell_run(RunFacts(plan.revision if plan else "", plan, error=error))
         raise
     except KeyboardInterrupt:
-        push(ExitCode.INTERRUPTED, None)
+        push(ExitCode.INTERRUPTED, None, None)
         raise
-    push(report.exit_code, report)
+    push(report.exit_code, report, verified)
     plan = seen[0] if seen else None
     teller.tell_run(RunFacts(report.revision or (plan.revision if plan else ""), plan, report))
     return report
@@ -164,14 +175,15 @@ def _pusher(
     metrics: Metrics | None,
     warn: Notice,
     wall_clock: Callable[[], float],
-) -> Callable[[int, ApplyReport | None], None]:
+) -> Callable[[int, ApplyReport | None, tuple[str, str] | None], None]:
     """What pushes a run's metrics when it ends (nothing without --pushgateway)."""
     started = time.monotonic()
 
-    def push(code: int, report: ApplyReport | None) -> None:
+    def push(code: int, report: ApplyReport | None, verified: tuple[str, str] | None) -> None:
         if metrics is None or metrics.pushgateway is None:
             return
-        result = RunResult(code, wall_clock(), time.monotonic() - started, shard, report)
+        took = time.monotonic() - started
+        result = RunResult(code, wall_clock(), took, shard, report, verified)
         group = grouping_key(cluster.instance, shard)
         failed = push_add(metrics.pushgateway, c.METRICS_JOB, group, run_registry(result))
         if failed is not None:
@@ -193,16 +205,24 @@ def _carry_out(
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
-) -> ApplyReport:
+    verify: Verify,
+) -> tuple[ApplyReport, tuple[str, str] | None]:
+    """The run under the lock: its report, and the commit verified with its signer."""
     saved = None
     if plan_file is None:
         desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
     else:
         saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
         desired = in_scope(desired, cluster)
+        source = source.at(desired.revision.revision)
     kube = open_cluster(cluster, notice)
-    run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
-    run_lock.acquire(lock.timeout)
+    lease = lease_of(cluster, lock, shard)
+    # A commit --verify refuses is refused before the lock: nothing is written.
+    desired, anchor = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
+    run_lock = RunLock(kube, lease, holder_identity())
+    desired = trust.take_lock(
+        run_lock, desired, source, verify, timeout=lock.timeout, anchor=anchor, environ=environ
+    )
     with run_lock:
         if saved is None:
             the_plan, live = make_plan(
@@ -218,7 +238,10 @@ def _carry_out(
         else:
             the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
         planned(the_plan)
-        return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
+        applier = applier_for(
+            kube, cluster, run_lock, the_plan, progress, verified=desired.revision.verified
+        )
+        return applier.carry_out(the_plan, live), desired.revision.verified
 
 
 @dataclass(frozen=True)

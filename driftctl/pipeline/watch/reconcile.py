@@ -72,6 +72,12 @@ class Reconciler:
 
     def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
         applier = applier_for(
-            kube, self._setup.cluster, self._lock, plan, self._progress, concurrency=concurrency
+            kube,
+            self._setup.cluster,
+            self._lock,
+            plan,
+            self._progress,
+            concurrency=concurrency,
+            verified=self.desired.revision.verified,
         )
         return applier.carry_out(plan, live)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from driftctl.core.notify.facts import RunFacts
 from driftctl.pipeline.engine import Notice
-from driftctl.settings import Cluster, Drift, Lock, Notify, Policy, Source, Watch
+from driftctl.settings import NO_VERIFY, Cluster, Drift, Lock, Notify, Policy, Source, Verify, Watch
 from driftctl.shell.apply import Progress
 
 
@@ -31,6 +31,7 @@ class Setup:
     pace: Watch
     drift: Drift = field(default_factory=Drift)
     notify: Notify = field(default_factory=Notify)
+    verify: Verify = NO_VERIFY
 
 
 @dataclass(frozen=True)
