@@ -60,6 +60,7 @@ EVENT = Kind("Event", "/api/v1", "events")
 AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
 REPLICASET = Kind("ReplicaSet", "/apis/apps/v1", "replicasets")  # a rollout's (shell.rollouts)
 POD = Kind("Pod", "/api/v1", "pods")
+CONFIGMAP = Kind("ConfigMap", "/api/v1", "configmaps")  # what notifications last told
 KINDS = {
     kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER, REPLICASET, POD)
 }
