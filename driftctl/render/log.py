@@ -10,8 +10,9 @@ One JSON object per line (`--log-format json`). Every line starts with these key
 and then the event's own keys:
     object        kind, namespace, name; `action` (plan) or `outcome` (apply); reason
     status        kind, namespace, name, ready, available_replicas, rollout (complete,
-                  progressing, stalled), reason and message of its Ready condition (a
-                  WebApp status written; a warning when stalled: the Pod and its reason)
+                  progressing, stalled), ready_reason and ready_message: its Ready
+                  condition's (a WebApp status written; a warning when stalled: the Pod
+                  and its reason)
     retry         a transient failure retried (message only)
     refusal       a prune guard refused (message only)
     warning       something that did not stop the run: a skipped document, a failed push
@@ -148,8 +149,8 @@ def status_record(key: ObjectKey, status: Mapping[str, Any]) -> Record:
             "ready": bool(status.get("ready")),
             "available_replicas": status.get("available_replicas", 0),
             "rollout": str(rollout),
-            "reason": str(ready[0].get("reason", "")) if ready else "",
-            "message": plan_render.ready_message(dict(status)),
+            "ready_reason": str(ready[0].get("reason", "")) if ready else "",
+            "ready_message": plan_render.ready_message(dict(status)),
         },
     )
 

@@ -95,12 +95,15 @@ def test_a_new_pod_that_cannot_pull_its_image_stalls_the_wait_with_exit_7(
     pod = f"{replicaset['metadata']['name']}-b1"
     why = f'Pod {pod}: ImagePullBackOff: Back-off pulling image "localhost/missing:1"'
     [stalled] = [line for line in logged if line["event"] == "status" and not line["ready"]][-1:]
-    assert (stalled["level"], stalled["rollout"], stalled["reason"]) == (
+    assert (stalled["level"], stalled["rollout"], stalled["ready_reason"]) == (
         "warning",
         "stalled",
         "ImagePullBackOff",
     )
-    assert stalled["message"] == f"{why} (rollout: 1/2 updated, 2 available, 2 old replicas left)"
+    assert stalled["ready_message"] == (
+        f"{why} (rollout: 1/2 updated, 2 available, 2 old replicas left)"
+    )
+    assert stalled["message"].startswith(f"status WebApp/{harness.namespace}/shop: stalled (2 ")
     summary = logged[-1]
     assert (summary["event"], summary["exit_code"]) == ("summary", 7)
     assert summary["rollouts"]["stalled"] == 1

@@ -8,6 +8,9 @@ the Warning Event of a rollout that just stalled.
 
 from __future__ import annotations
 
+import datetime
+import json
+
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -26,6 +29,7 @@ from driftctl.render.progress import progress_line
 from driftctl.settings import Shard
 
 SHOP, BLOG, WIKI = (ObjectKey(c.KIND, "web", name) for name in ("shop", "blog", "wiki"))
+NOW = datetime.datetime(2026, 12, 2, 9, 0, 0, tzinfo=datetime.UTC)
 COMPLETE, PROGRESSING = RolloutState.COMPLETE, RolloutState.PROGRESSING
 STALLED, TIMED_OUT = RolloutState.STALLED, RolloutState.TIMED_OUT
 
@@ -176,7 +180,13 @@ def test_a_stalled_status_line_is_a_warning_naming_the_pod() -> None:
     assert record.message == (
         "status WebApp/web/shop: stalled (0 available): Pod shop-1: ImagePullBackOff"
     )
-    assert (record.fields["rollout"], record.fields["reason"]) == ("stalled", "ImagePullBackOff")
+    assert (record.fields["rollout"], record.fields["ready_reason"]) == (
+        "stalled",
+        "ImagePullBackOff",
+    )
+    line = json.loads(log_render.json_line(record, log_render.LogContext("default"), NOW))
+    assert line["message"] == record.message
+    assert line["ready_message"] == "Pod shop-1: ImagePullBackOff"
 
 
 def test_the_terminal_line_counts_webapps_while_rolling_out() -> None:
