@@ -10,12 +10,13 @@ from driftctl.cli.flag_groups import (
     check_flags,
     cluster_flags,
     drift_flags,
+    lock_flags,
     policy_flags,
     source_flags_without_ref,
 )
 from driftctl.cli.flags import flag, output_flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import Check, Cluster, Drift, Policy, Source
+from driftctl.settings import Check, Cluster, Drift, Lock, Policy, Source
 
 
 @click.command()
@@ -28,6 +29,7 @@ from driftctl.settings import Check, Cluster, Drift, Policy, Source
 @cluster_flags
 @policy_flags
 @drift_flags
+@lock_flags
 @check_flags
 @output_flag("text", "json", "markdown")
 @click.pass_context
@@ -40,6 +42,7 @@ def check(
     cluster: Cluster,
     policy: Policy,
     drift: Drift,
+    lock: Lock,
     settings: Check,
     output: str,
 ) -> None:
@@ -62,6 +65,7 @@ def check(
         cluster,
         policy,
         settings,
+        lock=lock,
         drift=drift,
         environ=os.environ,
         notice=TextLog(style()).retry,

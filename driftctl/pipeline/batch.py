@@ -33,6 +33,8 @@ from driftctl.pipeline.engine import (
     lease_of,
     make_plan,
     open_cluster,
+    situation_held,
+    situation_read,
 )
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
@@ -60,6 +62,7 @@ def plan(
     cluster: Cluster,
     policy: Policy,
     *,
+    lock: Lock | None = None,
     drift: Drift | None = None,
     shard: Shard = WHOLE,
     environ: Mapping[str, str],
@@ -67,13 +70,17 @@ def plan(
     out: Path | None = None,
     tick: Tick = no_tick,
 ) -> Planned:
-    """The `plan` command: what apply would do, with no write and no lock; with `out`,
-    the plan is also saved there for `apply --plan`."""
+    """The `plan` command: what apply would do, with no write and no lock (its Lease is
+    read: it may suspend the instance); with `out`, the plan is also saved there for
+    `apply --plan`."""
     desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
-    the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
+    situation = situation_read(kube, lease_of(cluster, lock or Lock(), shard), notice)
+    the_plan, live = make_plan(
+        kube, desired, cluster, policy, shard, situation=situation, drift=drift, tick=tick
+    )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, the_plan, live, who, policy=policy, drift=drift or Drift())
@@ -171,9 +178,11 @@ def _carry_out(
         saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
         desired = in_scope(desired, cluster)
     kube = open_cluster(cluster, notice)
-    run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
+    lease = lease_of(cluster, lock, shard)
+    run_lock = RunLock(kube, lease, holder_identity())
     run_lock.acquire(lock.timeout)
     with run_lock:
+        situation = situation_held(run_lock, lease)
         if saved is None:
             the_plan, live = make_plan(
                 kube,
@@ -181,12 +190,15 @@ def _carry_out(
                 cluster,
                 policy,
                 shard,
+                situation=situation,
                 drift=drift,
                 for_apply=True,
                 tick=progress.tick,
             )
         else:
-            the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
+            the_plan, live = saved_plan.replan(
+                kube, saved, desired, cluster, shard, situation=situation
+            )
         planned(the_plan)
         return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
 

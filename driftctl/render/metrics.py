@@ -16,10 +16,14 @@ job="driftctl", instance, shard):
     driftctl_last_run_exit_code              the last run's exit code (0, 3, 4, 5, 6, 130)
     driftctl_last_run_duration_seconds       how long the last run took
     driftctl_last_run_objects{outcome}       objects by outcome: created, configured,
-                                             unchanged, deleted, skipped, failed
+                                             unchanged, deleted, skipped, failed, held,
+                                             orphaned
     driftctl_last_run_drifted_objects        objects that differed from Git and were updated
     driftctl_last_run_pruned_objects         objects deleted (pruned, or cleaned up)
     driftctl_last_run_failed_objects         objects that failed
+    driftctl_last_run_held_objects{control}  objects a control held: instance, suspend,
+                                             changes, drift, window, removal
+    driftctl_instance_suspended              1 when the last run found the instance suspended
     driftctl_applied_revision_info{revision} 1, labelled with the Git commit of the last
                                              successful run
     driftctl_shards                          the shard count the run was part of
@@ -104,6 +108,16 @@ def run_registry(result: RunResult) -> CollectorRegistry:
         counts[Outcome.DELETED],
     )
     gauge("last_run_failed_objects", "Objects that failed in the last run.", counts[Outcome.FAILED])
+    held = Gauge(
+        PREFIX + "last_run_held_objects",
+        "Objects whose change a control held in the last run, by control.",
+        ["control"],
+        registry=registry,
+    )
+    for control, count in result.report.held if result.report else ():
+        held.labels(control).set(count)
+    suspended = bool(result.report and result.report.suspended)
+    gauge("instance_suspended", "1 while the instance is suspended (its Lease says so).", suspended)
     return registry
 
 

@@ -32,15 +32,23 @@ from driftctl.core.planning.actions import (
     Candidate,
     Chain,
     Cleanup,
+    Confirm,
+    Conflict,
     Create,
     DryRunError,
     DryRunResult,
     FieldRevert,
+    Held,
+    Orphan,
     Plan,
     Prune,
+    Quarantine,
     Quiet,
+    Refused,
     Replace,
+    Skip,
     Step,
+    Unchanged,
     Update,
     WriteStatus,
     bind_owner,
@@ -48,11 +56,12 @@ from driftctl.core.planning.actions import (
     outcome_of,
 )
 from driftctl.core.planning.events import Done, chain_event
+from driftctl.core.planning.holding import held_counts
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.planning.plan import after_refusal
-from driftctl.core.planning.status import facts_of, status_update
+from driftctl.core.planning.status import facts_of, held_condition, status_update
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -176,7 +185,9 @@ class Applier:
         for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
             self._run(phase, stage)
         self.events.close()
-        return ApplyReport(tuple(self._outcomes), plan.revision, plan.refusals)
+        return ApplyReport(
+            tuple(self._outcomes), plan.revision, plan.refusals, held_counts(plan), plan.suspended
+        )
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
@@ -220,7 +231,8 @@ class Applier:
                 done.append((step, outcome))
                 reports.append(outcome)
             index += 1
-        event = chain_event(done)
+        lifted = self._plan.lifted.get(webapp.place, "")
+        event = chain_event(done, held_before=held_condition(before or {}), lifted=lifted)
         about = self._objects.get(webapp) or before
         if event is not None and about:
             self.events.record(about, event)
@@ -258,11 +270,13 @@ class Applier:
         match action:
             case Prune() | Cleanup():
                 return self._remove(action)
-            case Create() | Update():
+            case Orphan():
+                return self._orphan(action)
+            case Create() | Update() | Quarantine() | Confirm():
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case _:
+            case Unchanged() | Skip() | Refused() | Conflict() | Held():
                 return _quietly(action)
 
     def _remove(self, action: Prune | Cleanup) -> ObjectOutcome:
@@ -273,7 +287,19 @@ class Applier:
         self._objects.pop(action.key, None)
         return ObjectOutcome(action.key, Outcome.DELETED, action.reason)
 
-    def _server_side_apply(self, action: Create | Update | Replace, manifest: Obj) -> ObjectOutcome:
+    def _orphan(self, action: Orphan) -> ObjectOutcome:
+        """Release what the WebApp owns, then delete it with nothing to clean up."""
+        for each in action.released:
+            self.deleter.release(each.key, each.patch)
+        if action.delete is not None:
+            self.deleter.delete(action.key, action.delete)
+            self.deleter.remove_finalizer(action.key, action.finalizer_patch)
+            self._objects.pop(action.key, None)
+        return ObjectOutcome(action.key, outcome_of(action), action.reason)
+
+    def _server_side_apply(
+        self, action: Create | Update | Replace | Quarantine | Confirm, manifest: Obj
+    ) -> ObjectOutcome:
         owner_key = action.owner if isinstance(action, Create | Update) else None
         if owner_key is not None:
             owner = self._objects.get(owner_key)

@@ -60,6 +60,8 @@ def test_a_successful_run_reports_its_success_revision_and_objects() -> None:
         "deleted": 1,
         "skipped": 0,
         "failed": 0,
+        "held": 0,
+        "orphaned": 0,
     }
 
 

@@ -173,6 +173,10 @@ def _lease(lease: dict[str, Any] | None, ref: LeaseRef, spec: dict[str, Any]) ->
     }
     if lease is not None:
         metadata["resourceVersion"] = lease["metadata"]["resourceVersion"]
+        # A person's annotations (a suspension of the instance) stay as they are.
+        annotations = (lease.get("metadata") or {}).get("annotations")
+        if annotations:
+            metadata["annotations"] = dict(annotations)
     return {
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",

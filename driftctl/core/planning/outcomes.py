@@ -24,6 +24,8 @@ class Outcome(enum.StrEnum):
     DELETED = "deleted"
     SKIPPED = "skipped"
     FAILED = "failed"
+    HELD = "held"  # a control held what the plan would have done (a success, not a failure)
+    ORPHANED = "orphaned"  # deleted from Git's side, its Deployment released and kept
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class ApplyReport:
     outcomes: tuple[ObjectOutcome, ...]
     revision: str = ""
     refusals: tuple[str, ...] = ()
+    held: tuple[tuple[str, int], ...] = ()  # objects held, by control (core.planning.controls)
+    suspended: str = ""  # why the whole instance is suspended ("": it is not)
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for item in self.outcomes if item.outcome is outcome)

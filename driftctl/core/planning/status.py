@@ -13,9 +13,11 @@ driftctl last wrote it. It is not the commit of the current run: a new commit th
 an object unchanged must not rewrite its status either (see core.planning.prefilter).
 
 From the plan (`StatusFacts`): `ignoredFields`, the fields of the WebApp and its Deployment
-that differ from Git and are kept (an autoscaler's replicas, ignore rules), and
-`corrections`, the bounded record of drift reverted (core.planning.fights). While an
-autoscaler keeps the replicas, readiness counts the Deployment's replicas, not Git's.
+that differ from Git and are kept (an autoscaler's replicas, ignore rules, and what a
+control holds: drift under warn, Git's changes under hold), and `corrections`, the bounded
+record of drift reverted (core.planning.fights). While an autoscaler keeps the replicas,
+readiness counts the Deployment's replicas, not Git's. While a control holds something,
+the condition `Held` says what and why; a suspended WebApp's status records only that.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from driftctl import conventions as c
 from driftctl.core.planning import fights
 from driftctl.core.planning.actions import Conflict, Plan, Replace, Update, kept_of
 from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.controls import Control
+from driftctl.core.planning.holding import Summary, held_summary
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
 from driftctl.core.source.model import WebAppStatus
@@ -43,12 +47,15 @@ KEPT_REPLICAS = (c.DEPLOYMENT_KIND, "spec.replicas")
 
 @dataclass(frozen=True)
 class StatusFacts:
-    """What the plan tells a WebApp's status: fields kept (kind, field, why) and the
-    corrections this run made (kind, change)."""
+    """What the plan tells a WebApp's status: fields kept (kind, field, why), the
+    corrections this run made (kind, change), and what a control holds (`held`; `frozen`:
+    the WebApp is suspended, so its status records that and nothing else changes)."""
 
     ignored: tuple[tuple[str, str, str], ...] = ()
     corrected: tuple[tuple[str, FieldChange], ...] = ()
     conflict: str | None = None  # the Deployment of its name is another owner's
+    held: Summary | None = None
+    frozen: bool = False
 
 
 def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
@@ -68,7 +75,34 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
     conflict = next(
         (f"{a.key.display} {a.reason}" for a in actions if isinstance(a, Conflict)), None
     )
-    return StatusFacts(ignored, corrected, conflict)
+    held = held_summary(actions)
+    frozen = held is not None and held.control is Control.SUSPEND
+    return StatusFacts(ignored, corrected, conflict, held, frozen)
+
+
+HELD = "Held"  # the condition present while a control holds something of the WebApp
+
+
+def held_condition(webapp: Obj) -> str | None:
+    """The message of a live WebApp's Held condition, or None when it has none."""
+    for condition in (webapp.get("status") or {}).get("conditions") or []:
+        if isinstance(condition, dict) and condition.get("type") == HELD:
+            return str(condition.get("message", ""))
+    return None
+
+
+def _held(held: Summary, generation: int, previous: list[Obj], now: str) -> Obj:
+    return {
+        "type": HELD,
+        "status": "True",
+        "reason": held.reason,
+        "message": held.message[:_MESSAGE_LIMIT],
+        "observedGeneration": generation,
+        "lastTransitionTime": _since(previous, HELD, "True", now),
+    }
+
+
+_MESSAGE_LIMIT = 32768  # the schema's maxLength of a condition message
 
 
 @dataclass(frozen=True)
@@ -171,16 +205,21 @@ def webapp_status(
 ) -> Obj:
     """The status driftctl reports for `webapp`, given its (live or applied) Deployment."""
     facts = facts or StatusFacts()
-    scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
-    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict)
     generation = int(metadata(webapp).get("generation", 0))
     previous = webapp.get("status") or {}
+    if facts.frozen and facts.held is not None:
+        return _frozen(previous, facts.held, generation, api_time(now))
+    scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
+    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict)
     revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
+    found = conditions(state, generation, _list(previous), api_time(now))
+    if facts.held is not None:
+        found.append(_held(facts.held, generation, _list(previous), api_time(now)))
     status: Obj = {
         "available_replicas": state.available,
         "ready": state.ready,
         "observedGeneration": generation,
-        "conditions": conditions(state, generation, _list(previous), api_time(now)),
+        "conditions": found,
         "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
     }
     if facts.ignored:
@@ -191,6 +230,14 @@ def webapp_status(
     if corrections:
         status["corrections"] = corrections
     return status
+
+
+def _frozen(previous: Obj, held: Summary, generation: int, now: str) -> Obj:
+    """A suspended WebApp's status: as it was, its Held condition saying why."""
+    kept = {key: previous[key] for key in STATUS_FIELDS if key in previous}
+    others = [each for each in _list(previous) if each.get("type") != HELD]
+    kept["conditions"] = [*others, _held(held, generation, _list(previous), now)]
+    return kept
 
 
 def _list(previous: Obj) -> list[Obj]:
