@@ -408,6 +408,9 @@ class Plan:
     # The windows this run goes through (--override-windows), per WebApp: its Event says so.
     lifted: Mapping[Place, str] = field(default_factory=dict)
     suspended: str = ""  # why the whole instance is suspended: nothing is written ("": not)
+    # Objects a control holds whole (a suspension...), whatever their action: a suspended
+    # WebApp's status says so even when nothing of it would change.
+    holds: Mapping[ObjectKey, Hold] = field(default_factory=dict)
 
     @property
     def stages(self) -> tuple[tuple[Chain, ...], ...]:

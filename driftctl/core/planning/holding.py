@@ -55,17 +55,23 @@ GIT_CONTROLS = (
 )
 
 
-def held_declaration(live: Obj, app: WebApp, manager: str) -> WebApp:
-    """`app` as Git last declared it (the live WebApp's own fields), with Git's controls."""
+def last_applied(live: Obj, app: WebApp, manager: str) -> WebApp:
+    """`app` as Git declared it when driftctl last applied it: the live WebApp's fields that
+    driftctl still owns (ignoring.previous_declaration), its annotations included."""
     previous = previous_declaration(live, app, manager)
     owned = fs.owned_fields(live, manager, c.API_VERSION)
-    kept = {
+    annotations = {
         key: value
         for key, value in annotations_of(live).items()
-        if ("f:metadata", "f:annotations", f"f:{key}") in owned
-        and key not in STAMP_ANNOTATIONS
-        and key not in GIT_CONTROLS
+        if ("f:metadata", "f:annotations", f"f:{key}") in owned and key not in STAMP_ANNOTATIONS
     }
+    return dataclasses.replace(previous, annotations=annotations)
+
+
+def held_declaration(live: Obj, app: WebApp, manager: str) -> WebApp:
+    """`app` as Git last declared it (the live WebApp's own fields), with Git's controls."""
+    previous = last_applied(live, app, manager)
+    kept = {k: v for k, v in previous.annotations.items() if k not in GIT_CONTROLS}
     controls = {key: value for key, value in app.annotations.items() if key in GIT_CONTROLS}
     return dataclasses.replace(previous, annotations={**kept, **controls})
 

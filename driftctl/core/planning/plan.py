@@ -77,6 +77,7 @@ from driftctl.core.planning.actions import (
     Unchanged,
     Update,
     WriteStatus,
+    is_changing,
 )
 from driftctl.core.planning.changes import Kept, field_changes, patch_between
 from driftctl.core.planning.controls import (
@@ -97,6 +98,7 @@ from driftctl.core.planning.holding import (
     held_changes,
     held_declaration,
     held_stamp,
+    last_applied,
     marked,
 )
 from driftctl.core.planning.live import LiveState
@@ -345,12 +347,16 @@ def _webapp_entry(
     ignored = ignoring.ignored_fields(live, manifest, rules, run.drift, run.manager)
     reason = ADOPTED if adopted else _restored(live)
     record = fights.record_of(live)
+    previous = manifest  # the WebApp is Git's declaration: what it keeps is never Git's change
+    if leave is not None:  # but drift left as it is: Git as last applied tells Git's changes
+        applied = last_applied(live, app, run.manager)
+        previous = webapp_manifest(applied, held_stamp(run.stamp, live))
     return _apply_entry(
         manifest,
         live,
         run,
         ignored=ignored,
-        previous=manifest,
+        previous=previous,
         record=record,
         reason=reason,
         leave=leave,
@@ -444,7 +450,10 @@ def _apply_entry(
         return Unchanged(key, kept=kept, foreign=outside.foreign)
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
-    notes = FieldNotes(kept, outside.foreign, followed.applied, corrections, reason)
+    applied = followed.applied
+    if leave is not None:  # a field Git changed is simply applied, drift left or not
+        applied = tuple(each for each in applied if not each[1].startswith(leave.reason))
+    notes = FieldNotes(kept, outside.foreign, applied, corrections, reason)
     return Candidate(key, followed.manifest, live, revert, check, notes)
 
 
@@ -530,13 +539,15 @@ def finish(
     held = tuple(
         controlled(action, preparation.holds) for action in _without_refused_owners(actions)
     )
+    writing = {action.key.place for action in held if is_changing(action)}
     return Plan(
         held,
         preparation.declared,
         preparation.refusals,
         preparation.revision,
-        preparation.lifted,
+        {place: note for place, note in preparation.lifted.items() if place in writing},
         preparation.suspended,
+        preparation.holds,
     )
 
 

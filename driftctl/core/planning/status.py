@@ -76,6 +76,9 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
         (f"{a.key.display} {a.reason}" for a in actions if isinstance(a, Conflict)), None
     )
     held = held_summary(actions)
+    suspended = plan.holds.get(webapp)
+    if suspended is not None and suspended.control is Control.SUSPEND:
+        held = held or Summary(Control.SUSPEND, f"{webapp.display}: {suspended.reason}")
     frozen = held is not None and held.control is Control.SUSPEND
     return StatusFacts(ignored, corrected, conflict, held, frozen)
 

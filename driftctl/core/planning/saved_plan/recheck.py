@@ -89,6 +89,7 @@ def recheck(
         saved.plan.revision,
         saved.plan.lifted,
         fresh.suspended or saved.plan.suspended,
+        fresh.holds,
     )
 
 
