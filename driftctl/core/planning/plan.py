@@ -441,7 +441,8 @@ def _apply_entry(
     outside = outside_git(live, followed.manifest, run.drift, run.manager, outside_fields)
     revert = _revert(live, outside)
     check = needs_server_check(followed.manifest, live, run.manager)
-    kept = followed.kept + outside.kept
+    followed_paths = {each.path for each in followed.kept}  # a field is kept once
+    kept = followed.kept + tuple(k for k in outside.kept if k.path not in followed_paths)
     if leave is not None:
         kept = marked(kept, leave.reason, leave.control)
     kept += held
