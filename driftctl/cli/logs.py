@@ -105,12 +105,13 @@ class TextLog:
         return Progress(outcome, status, self.tick(output))
 
     def planned(self, plan: Plan) -> None:
-        """Apply is about to carry out `plan`: a suspended instance says so first."""
+        """Apply is about to carry out `plan`: a suspended instance says so first, on stderr
+        (stdout carries only what -o asks for)."""
         from driftctl.render import plan as plan_render
 
         for line in plan_render.notices(plan):
             self._clear()
-            click.echo(self.style.paint(line, "cyan"))
+            click.echo(self.style.paint(line, "cyan"), err=True)
 
     def plan_done(self, plan: Plan, code: int) -> None:
         """The plan was printed on stdout already."""

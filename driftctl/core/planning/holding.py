@@ -146,11 +146,15 @@ def _holds(hold: Hold, action: Action) -> bool:
 
 
 def held_counts(plan: Plan) -> tuple[tuple[str, int], ...]:
-    """How many objects each kind of control holds in `plan` (every kind, zeros included)."""
+    """How many objects each kind of control holds in `plan`, whole or some of their fields
+    (every kind, zeros included)."""
     counts = dict.fromkeys(Control, 0)
     for action in plan.actions:
+        held = [kept.held for kept in kept_of(action) if kept.held]
         if isinstance(action, Held):
             counts[Control(action.control)] += 1
+        elif held:  # written, but some of its fields are held
+            counts[Control(held[0])] += 1
     return tuple((str(control), count) for control, count in counts.items())
 
 
@@ -182,14 +186,13 @@ def held_summary(actions: Sequence[Action]) -> Summary | None:
     parts: dict[str, None] = {}
     controls: list[str] = []
     for action in actions:
-        if isinstance(action, Held):
+        fields = [kept for kept in kept_of(action) if kept.held]
+        if isinstance(action, Held) and not fields:
             parts[f"{action.key.display}: {action.would} held: {action.reason}"] = None
             controls.append(action.control)
-            continue
-        for kept in kept_of(action):
-            if kept.held:
-                parts[f"{action.key.display} {kept.path}: {kept.reason}"] = None
-                controls.append(kept.held)
+        for kept in fields:  # the same words whether the rest of the object is written or not
+            parts[f"{action.key.display} {kept.path}: {kept.reason}"] = None
+            controls.append(kept.held)
     if not parts:
         return None
     return Summary(Control(controls[0]), "; ".join(parts))
