@@ -227,6 +227,7 @@ class Window:
     def parse(cls, text: str) -> Window:
         """`deny|allow CRON for DURATION [in ZONE] [on SCOPE,...]`; ValueError with the reason."""
         words = text.split()
+        text = " ".join(words)
         if not words or words[0] not in tuple(Kind):
             raise ValueError(f"window {text!r} must start with deny or allow")
         if "for" not in words:

@@ -162,6 +162,15 @@ cluster_flags = FlagGroup(
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
 
+
+class WindowText(click.types.StringParamType):
+    """A window as written (driftctl.settings parses it). Its variable, DRIFTCTL_WINDOW, holds
+    several separated by `;`: a window itself holds spaces, never a `;`."""
+
+    name = "window"
+    envvar_list_splitter = ";"
+
+
 policy_flags = FlagGroup(
     "policy",
     Policy.of,
@@ -225,6 +234,7 @@ policy_flags = FlagGroup(
         "window",
         multiple=True,
         show_default=False,
+        type=WindowText(),
         metavar="WINDOW",
         help="A change window: 'deny|allow CRON for DURATION [in ZONE] [on changes,drift,"
         "prunes]', e.g. 'deny 0 18 * * 5 for 64h in Europe/Berlin'. A run inside a deny "

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from driftctl.core.planning.controls import Control
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.errors import ExitCode
 from driftctl.settings import Shard
@@ -114,8 +115,9 @@ def run_registry(result: RunResult) -> CollectorRegistry:
         ["control"],
         registry=registry,
     )
-    for control, count in result.report.held if result.report else ():
-        held.labels(control).set(count)
+    held_by = dict(result.report.held) if result.report else {}
+    for control in Control:
+        held.labels(str(control)).set(held_by.get(str(control), 0))
     suspended = bool(result.report and result.report.suspended)
     gauge("instance_suspended", "1 while the instance is suspended (its Lease says so).", suspended)
     return registry

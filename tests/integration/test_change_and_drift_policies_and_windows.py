@@ -64,7 +64,7 @@ def test_warn_reports_a_kubectl_scale_and_leaves_it(
     assert held["reason"] == "DriftHeld"
     warned = [e for e in harness.events() if e["reason"] in ("DriftHeld", "Updated")]
     assert len(warned) == 1  # the run that applied Git's change says what stays held; once
-    assert f"held: {shop} spec.replicas: {why}" in warned[0]["message"]
+    assert f"held: {shop} spec.replicas (5 here, 2 in Git): {why}" in warned[0]["message"]
     metrics = pushgateway.group(harness.instance)
     assert metrics["driftctl_last_run_held_objects{control=drift}"].value == 1
     assert metrics["driftctl_last_run_objects{outcome=configured}"].value == 2

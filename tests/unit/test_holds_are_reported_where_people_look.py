@@ -74,7 +74,7 @@ def test_held_drift_is_listed_with_the_fields_kept_and_a_held_condition() -> Non
 def test_held_drift_makes_one_warning_event_when_it_starts_not_one_per_run() -> None:
     action = Held(DEP, WARN, Verb.UPDATE, Control.DRIFT, kept=(DRIFT,))
     done = [(action, ObjectOutcome(DEP, Outcome.HELD, WARN))]
-    message = f"Deployment/web/shop spec.replicas: {WARN}"  # as when the rest is written
+    message = f"Deployment/web/shop spec.replicas (7 here, 2 in Git): {WARN}"  # as when written
 
     first = chain_event(done, held_before=None)
     later = chain_event(done, held_before=message)

@@ -208,6 +208,8 @@ def _fields(action: Action, earlier: Action | None) -> tuple[CheckedField, ...]:
 def _changes(action: Action) -> tuple[FieldChange, ...]:
     if isinstance(action, Create):
         return created_fields(action.manifest)
+    if isinstance(action, Held) and not action.changes:  # what it holds: its held fields
+        return tuple(FieldChange.of(k.path, k.live, k.git) for k in action.kept if k.held)
     return shown(changes_of(action))
 
 

@@ -20,6 +20,7 @@ what `apply` sends:
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -191,7 +192,8 @@ def held_summary(actions: Sequence[Action]) -> Summary | None:
             parts[f"{action.key.display}: {action.would} held: {action.reason}"] = None
             controls.append(action.control)
         for kept in fields:  # the same words whether the rest of the object is written or not
-            parts[f"{action.key.display} {kept.path}: {kept.reason}"] = None
+            values = f"{_shown(kept.live)} here, {_shown(kept.git)} in Git"
+            parts[f"{action.key.display} {kept.path} ({values}): {kept.reason}"] = None
             controls.append(kept.held)
     if not parts:
         return None
@@ -227,3 +229,12 @@ def holds_now(
 
 def _keys(namespace: str, name: str) -> tuple[ObjectKey, ObjectKey]:
     return ObjectKey(c.KIND, namespace, name), ObjectKey(c.DEPLOYMENT_KIND, namespace, name)
+
+
+_SHOWN = 40  # characters of a value a summary shows
+
+
+def _shown(value: object) -> str:
+    """A value as a summary shows it: JSON, shortened (a new value is new drift to report)."""
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
