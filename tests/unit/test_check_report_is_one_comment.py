@@ -308,9 +308,7 @@ def test_what_a_control_holds_is_shown_blocked_and_counts_as_what_it_holds() -> 
 
     report = checked(BASE, head, cluster)
 
-    got = {
-        item.key.display: (item.verb, item.category, item.counts_as) for item in report.objects
-    }
+    got = {item.key.display: (item.verb, item.category, item.counts_as) for item in report.objects}
     assert got["Deployment/demo/shop"] == ("hold", Category.BLOCKED, "change")
     [shop] = [item for item in report.objects if item.key.display == "Deployment/demo/shop"]
     assert shop.reason.startswith("Git's changes are held")

@@ -72,7 +72,9 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
             id="quarantine-grace",
         ),
         pytest.param(["--prune-policy", "keep"], "Invalid value for '--prune-policy'", id="prune"),
-        pytest.param(["--drift-policy", "ignore"], "Invalid value for '--drift-policy'", id="drift"),
+        pytest.param(
+            ["--drift-policy", "ignore"], "Invalid value for '--drift-policy'", id="drift"
+        ),
         pytest.param(
             ["--git-ssh-key-file", "/k"],
             "--git-ssh-key-file needs --git-known-hosts-file",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import functools
 from dataclasses import dataclass
 
 from driftctl import conventions as c
@@ -30,7 +31,7 @@ from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.objects import Obj, annotations_of
 from driftctl.core.source.model import WebApp
 from driftctl.policies import ChangePolicy, DriftPolicy, PrunePolicy, Suspension
-from driftctl.schedules import Scope, held
+from driftctl.schedules import Closed, Scope, Window, held
 from driftctl.settings import Policy
 
 
@@ -189,13 +190,19 @@ def _drift_hold(app: WebApp, value: DriftPolicy) -> Hold | None:
 
 
 def _window(policy: Policy, scope: Scope, situation: Situation, lifted: list[str]) -> Hold | None:
-    closed = held(policy.windows, scope, situation.clock)
+    closed = _closed(policy.windows, scope, situation.clock)
     if closed is None:
         return None
     if policy.override_windows:
         lifted.append(f"{closed.text}: overridden by --override-windows")
         return None
     return Hold(Control.WINDOW, closed.text)
+
+
+@functools.lru_cache(maxsize=64)
+def _closed(windows: tuple[Window, ...], scope: Scope, now: datetime.datetime) -> Closed | None:
+    """The windows' answer for one scope at one time: the same for every WebApp of a run."""
+    return held(windows, scope, now)
 
 
 @dataclass(frozen=True)
