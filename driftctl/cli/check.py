@@ -13,10 +13,20 @@ from driftctl.cli.flag_groups import (
     lock_flags,
     policy_flags,
     source_flags_without_ref,
+    verify_flags_without_rewind,
 )
 from driftctl.cli.flags import flag, output_flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import Check, Cluster, Drift, Lock, Policy, Source
+from driftctl.settings import (
+    Check,
+    Cluster,
+    Drift,
+    Lock,
+    Policy,
+    Source,
+    Verify,
+    check_trust_flags,
+)
 
 
 @click.command()
@@ -30,6 +40,7 @@ from driftctl.settings import Check, Cluster, Drift, Lock, Policy, Source
 @policy_flags
 @drift_flags
 @lock_flags
+@verify_flags_without_rewind
 @check_flags
 @output_flag("text", "json", "markdown")
 @click.pass_context
@@ -43,6 +54,7 @@ def check(
     policy: Policy,
     drift: Drift,
     lock: Lock,
+    verify: Verify,
     settings: Check,
     output: str,
 ) -> None:
@@ -55,10 +67,16 @@ def check(
     replacements and blocked objects. Read-only: writes nothing, takes no lock. Exit 0, or
     1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
     cannot be read.
+
+    With --verify all: every commit of the pull request (base..head) with its signer or
+    "unsigned", and whether its key is trusted (--trusted-keys, --allowed-signers); with
+    --verify head, the head commit alone. --fail-on unsigned and --fail-on untrusted make
+    such commits fail it (exit 1).
     """
     from driftctl.pipeline import check as pre_merge
     from driftctl.render import check as check_render
 
+    check_trust_flags(settings, verify)
     report = pre_merge.check(
         source.at(base),
         source.at(head),
@@ -67,6 +85,7 @@ def check(
         settings,
         lock=lock,
         drift=drift,
+        verify=verify,
         environ=os.environ,
         notice=TextLog(style()).retry,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.live import LiveState
@@ -48,10 +49,11 @@ class Reconciler:
         client: Callable[[], Kube],
         lock: RunLock,
         progress: Progress,
+        heard: Callable[[RunFacts], None] = lambda facts: None,
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self._setup, self._live, self._client = setup, live, client
-        self._lock, self._progress = lock, progress
+        self._lock, self._progress, self._heard = lock, progress, heard
 
     def one(self, place: Place) -> ApplyReport:
         """The plan of the WebApp at `place`, from the live view, carried out as apply does."""
@@ -66,7 +68,10 @@ class Reconciler:
             live=self._live(),
             asking=ONE_AT_A_TIME,
         )
-        return self._carry_out(kube, planned.plans[0], planned.live, concurrency=1)
+        plan = planned.plans[0]
+        report = self._carry_out(kube, plan, planned.live, concurrency=1)
+        self._heard(RunFacts(plan.revision, plan, report, scope=frozenset({place})))
+        return report
 
     def everything(self) -> ApplyReport:
         """The batch run's plan and apply, from fresh LISTs."""
@@ -81,7 +86,9 @@ class Reconciler:
             drift=setup.drift,
             for_apply=True,
         )
-        return self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
+        report = self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
+        self._heard(RunFacts(plan.revision, plan, report))
+        return report
 
     def _situation(self) -> Situation:
         """Now, and the instance's suspension as the Lease held read it (renewed every
@@ -90,6 +97,12 @@ class Reconciler:
 
     def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
         applier = applier_for(
-            kube, self._setup.cluster, self._lock, plan, self._progress, concurrency=concurrency
+            kube,
+            self._setup.cluster,
+            self._lock,
+            plan,
+            self._progress,
+            concurrency=concurrency,
+            verified=self.desired.revision.verified,
         )
         return applier.carry_out(plan, live)
