@@ -37,10 +37,17 @@ from driftctl.core.planning.actions import (
     kept_of,
 )
 from driftctl.core.planning.changes import Kept
-from driftctl.core.planning.controls import Control, Hold, Situation, of_declared, of_removal
+from driftctl.core.planning.controls import (
+    AppControls,
+    Control,
+    Hold,
+    Situation,
+    of_declared,
+    of_removal,
+)
 from driftctl.core.planning.ignoring import Ignored, previous_declaration
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import STAMP_ANNOTATIONS, equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of
 from driftctl.core.planning.verbs import Verb
@@ -99,6 +106,47 @@ def held_changes(git: Obj, held: Obj, hold: Hold) -> tuple[Kept, ...]:
             Kept(fs.display_path(path), hold.reason, before.get(path), now.get(path), hold.control)
         )
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class HeldChanges:
+    """Git's changes a hold keeps out of the WebApp and of its Deployment, as kept fields."""
+
+    webapp: tuple[Kept, ...] = ()
+    deployment: tuple[Kept, ...] = ()
+
+    @classmethod
+    def of(cls, git: WebApp, held: WebApp, owner: str, stamp: Stamp, hold: Hold) -> HeldChanges:
+        """What Git declares (`git`) against what stays (`held`), the WebApp of uid `owner`."""
+        return cls(
+            held_changes(webapp_manifest(git, stamp), webapp_manifest(held, stamp), hold),
+            held_changes(
+                build_deployment(git, stamp.instance, owner),
+                build_deployment(held, stamp.instance, owner),
+                hold,
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Drift left as the cluster has it: why, and the control that holds it ("": off)."""
+
+    reason: str
+    control: str
+
+    @classmethod
+    def of(cls, controls: AppControls) -> Leave | None:
+        if controls.drift is not None:
+            return cls(controls.drift.reason, controls.drift.control)
+        return cls(controls.drift_off, "") if controls.drift_off else None
+
+
+def drift_hold(controls: AppControls) -> Hold | None:
+    """What holds a correction of drift that is a whole object (one deleted in the cluster)."""
+    if controls.drift is not None:
+        return controls.drift
+    return Hold(Control.DRIFT, controls.drift_off) if controls.drift_off else None
 
 
 def drift_left(manifest: Obj, ignored: Ignored, reason: str) -> Ignored:

@@ -43,6 +43,13 @@ One WebApp at a time (`driftctl watch`): with `focus`, only the WebApps at those
 whole desired set and the whole live state, so a prune that `apply` would refuse (an
 empty Git, more than --max-prune going) is refused one WebApp at a time too.
 
+Controls (core.planning.controls, against the run's `Situation`: its time, the instance's
+suspension): before anything else, each WebApp's controls are decided. Git's changes held:
+it is planned as Git last declared it; drift held or off: its drift is followed as ignored
+fields are; a suspension: it is planned as usual, and in `finish` every write of it becomes
+`Held` (core.planning.holding). A WebApp Git no longer declares goes as its prune policy
+says (core.planning.pending), unless a suspension or a window holds it.
+
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
 (core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
 those become a guarded revert that is dry-run beside the apply. Objects of another owner
@@ -83,7 +90,6 @@ from driftctl.core.planning.changes import Kept, field_changes, patch_between
 from driftctl.core.planning.controls import (
     TIMELESS,
     AppControls,
-    Control,
     Hold,
     Situation,
     instance_hold,
@@ -93,9 +99,11 @@ from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.holding import (
+    HeldChanges,
+    Leave,
     controlled,
+    drift_hold,
     drift_left,
-    held_changes,
     held_declaration,
     held_stamp,
     last_applied,
@@ -244,7 +252,7 @@ def _plan_controlled(
     """The entries of one desired WebApp whose live WebApp (if any) is `live`."""
     keys = (ObjectKey(c.KIND, *app.place), _deployment_key(app))
     live_dep = state.deployments.get(app.place) or state.unowned_deployments.get(app.place)
-    drifted = _drift_hold(controls)
+    drifted = drift_hold(controls)
     if live is None:
         manifest = webapp_manifest(app, run.stamp)
         entries: list[Entry] = [
@@ -262,7 +270,7 @@ def _plan_controlled(
         git = app
         app = held_declaration(live, app, run.manager)
         run = replace(run, stamp=held_stamp(run.stamp, live))
-        held = HeldChanges.of(git, app, live, run, controls.changes)
+        held = HeldChanges.of(git, app, uid(live), run.stamp, controls.changes)
     manifest = webapp_manifest(app, run.stamp)
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
@@ -272,7 +280,7 @@ def _plan_controlled(
             [recreate, _awaiting_owner(app, None, run)],
             dict.fromkeys(keys, drifted) if drifted else {},
         )
-    leave = _Leave.of(controls)
+    leave = Leave.of(controls)
     webapp = _webapp_entry(manifest, live, app, run, adopted=adopted, leave=leave, held=held.webapp)
     deployment = _deployment_entry(
         app, live, live_dep, state, run, leave=leave, held=held.deployment
@@ -287,48 +295,6 @@ def _is_create(entry: Entry) -> bool:
     return isinstance(entry, Candidate) and entry.live is None
 
 
-def _drift_hold(controls: AppControls) -> Hold | None:
-    """What holds a correction of drift that is a whole object (one deleted in the cluster)."""
-    if controls.drift is not None:
-        return controls.drift
-    return Hold(Control.DRIFT, controls.drift_off) if controls.drift_off else None
-
-
-@dataclass(frozen=True)
-class _Leave:
-    """Drift left as the cluster has it: why, and the control that holds it ("": off)."""
-
-    reason: str
-    control: str
-
-    @classmethod
-    def of(cls, controls: AppControls) -> _Leave | None:
-        if controls.drift is not None:
-            return cls(controls.drift.reason, controls.drift.control)
-        return cls(controls.drift_off, "") if controls.drift_off else None
-
-
-@dataclass(frozen=True)
-class HeldChanges:
-    """Git's changes a hold keeps out of the WebApp and of its Deployment, as kept fields."""
-
-    webapp: tuple[Kept, ...] = ()
-    deployment: tuple[Kept, ...] = ()
-
-    @classmethod
-    def of(cls, git: WebApp, held: WebApp, live: Obj, run: _Run, hold: Hold) -> HeldChanges:
-        owner = uid(live)
-        instance = run.stamp.instance
-        return cls(
-            held_changes(webapp_manifest(git, run.stamp), webapp_manifest(held, run.stamp), hold),
-            held_changes(
-                build_deployment(git, instance, owner),
-                build_deployment(held, instance, owner),
-                hold,
-            ),
-        )
-
-
 def _deployment_key(app: WebApp) -> ObjectKey:
     return ObjectKey(c.DEPLOYMENT_KIND, app.namespace, app.name)
 
@@ -340,7 +306,7 @@ def _webapp_entry(
     run: _Run,
     *,
     adopted: bool,
-    leave: _Leave | None,
+    leave: Leave | None,
     held: tuple[Kept, ...],
 ) -> Entry:
     rules = (*run.drift.ignore, *app.ignore)
@@ -378,7 +344,7 @@ def _deployment_entry(
     state: LiveState,
     run: _Run,
     *,
-    leave: _Leave | None,
+    leave: Leave | None,
     held: tuple[Kept, ...],
 ) -> Entry:
     manifest = build_deployment(app, run.stamp.instance, uid(owner))
@@ -425,7 +391,7 @@ def _apply_entry(
     previous: Obj,
     record: fights.Record,
     reason: str = "",
-    leave: _Leave | None = None,
+    leave: Leave | None = None,
     held: tuple[Kept, ...] = (),
 ) -> Entry:
     """Unchanged when nothing can change; else a candidate for the server's dry-runs.
