@@ -94,6 +94,40 @@ _ANNOTATIONS: Final = (
         "{} = `{}`",
     ),
     ("IGNORE_ANNOTATION", "in Git: ignore rules of one WebApp (`Kind:/pointer`, by commas)", "{}"),
+    ("CHANGE_POLICY_ANNOTATION", "in Git: what happens to Git's changes (`apply`, `hold`)", "{}"),
+    (
+        "DRIFT_POLICY_ANNOTATION",
+        "in Git: what happens to drift (`correct`, `warn`, `off`)",
+        "{}",
+    ),
+    (
+        "PRUNE_POLICY_ANNOTATION",
+        "in Git: what happens once Git no longer declares the WebApp (`delete`, `orphan`, "
+        "`confirm`, `quarantine`); the live WebApp keeps Git's last value",
+        "{}",
+    ),
+    (
+        "SUSPEND_ANNOTATION",
+        "set by a person on a live WebApp, or on the instance's Lease: nothing is written "
+        "(`reason`, or `until=TIME; by=WHO; reason=TEXT`)",
+        "{}",
+    ),
+    (
+        "APPROVE_PRUNE_ANNOTATION",
+        "set by a person on a live WebApp under `confirm`: `<uid>@<revision>` approves its prune",
+        "{}",
+    ),
+    (
+        "REMOVED_IN_ANNOTATION",
+        "written by driftctl on a WebApp whose removal waits: the Git revision it was first "
+        "absent at",
+        "{}",
+    ),
+    (
+        "REMOVED_AT_ANNOTATION",
+        "written by driftctl beside it: when (a quarantine's grace counts from it)",
+        "{}",
+    ),
     (
         "VERIFIED_REVISION_ANNOTATION",
         "on the run lock's Lease (`--verify`): the last commit verified and applied; the next "

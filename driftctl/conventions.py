@@ -39,6 +39,19 @@ IGNORE_ANNOTATION: Final = "driftctl.example.com/ignore"  # per-WebApp ignore ru
 VERIFIED_REVISION_ANNOTATION: Final = "driftctl.example.com/verified-revision"
 VERIFIED_KEY_ANNOTATION: Final = "driftctl.example.com/verified-key"
 
+# Controls (driftctl.policies). From Git, per WebApp: its policies (recorded on the live
+# WebApp as every Git annotation is, so the prune policy is known after the entry leaves Git).
+CHANGE_POLICY_ANNOTATION: Final = "driftctl.example.com/change-policy"  # apply | hold
+DRIFT_POLICY_ANNOTATION: Final = "driftctl.example.com/drift-policy"  # correct | warn | off
+PRUNE_POLICY_ANNOTATION: Final = "driftctl.example.com/prune-policy"  # delete | orphan | ...
+# Set by a person on the live object (kubectl annotate), never in Git and never drift: a
+# suspension (on a WebApp, or on the instance's run-lock Lease) and a prune approval.
+SUSPEND_ANNOTATION: Final = "driftctl.example.com/suspend"
+APPROVE_PRUNE_ANNOTATION: Final = "driftctl.example.com/approve-prune"  # <uid>@<revision>
+# Written by driftctl on a live WebApp whose removal waits (confirm, quarantine).
+REMOVED_IN_ANNOTATION: Final = "driftctl.example.com/removed-in"  # the Git revision
+REMOVED_AT_ANNOTATION: Final = "driftctl.example.com/removed-at"  # when it was first absent
+
 AUTOSCALER_KIND: Final = "HorizontalPodAutoscaler"
 
 DEFAULT_NAMESPACE: Final = "default"

@@ -10,12 +10,14 @@ cluster is touched. Pure: no environment, no files.
   files themselves are read by shell.git_source, never here;
 - `Cluster`: how to reach the cluster, which objects are this instance's, and how hard a
   run may press on it (requests in flight, Events recorded);
-- `Policy`: what apply may do (prune, its guards, recreate) — `plan` takes the same flags,
-  so both say the same thing;
+- `Policy`: what apply may do (prune, its guards, recreate, and the controls: the change,
+  drift and prune policies, propagation, windows) — `plan` takes the same flags, so both
+  say the same thing (the grammar of a control is driftctl.policies and
+  driftctl.schedules);
 - `Drift`: what counts as drift: whose fields outside Git are reverted, which fields are
   ignored (`plan` and `apply` take the same flags; the grammar of an ignore rule is
   driftctl.ignore_rules);
-- `Lock`: the run lock, which only `apply` takes;
+- `Lock`: the run lock, which `apply` takes (and whose Lease may suspend the instance);
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
 - `Wait`: whether `apply` waits for the rollouts of the WebApps it changed, and how long;
@@ -29,6 +31,7 @@ cluster is touched. Pure: no environment, no files.
 
 from __future__ import annotations
 
+import datetime
 import re
 import urllib.parse
 from collections.abc import Iterable, Sequence
@@ -39,6 +42,8 @@ from driftctl import conventions as c
 from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
 from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
+from driftctl.policies import ChangePolicy, DriftPolicy, Propagation, PrunePolicy
+from driftctl.schedules import Window, parse_duration
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
 MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values
@@ -177,20 +182,77 @@ class MaxPrune:
         return f"{self.value}%" if self.percent else str(self.value)
 
 
+DEFAULT_GRACE = datetime.timedelta(hours=24)  # --quarantine-grace
+
+
 @dataclass(frozen=True)
 class Policy:
-    """What apply may do. `plan` takes the same flags, so plan and apply say the same."""
+    """What apply may do. `plan` takes the same flags, so plan and apply say the same.
+
+    Beside the prune guards and --recreate, the controls (driftctl.policies,
+    driftctl.schedules): the instance's defaults for what happens to Git's changes, to
+    drift and to what Git no longer declares (a WebApp's annotations in Git choose its
+    own), how deletes propagate, the quarantine's grace, the change windows, and whether
+    this one run goes through them (--override-windows).
+    """
 
     prune: bool = True
     allow_empty: bool = False  # prune even when Git declares no WebApp at all
     max_prune: MaxPrune | None = None  # None: half the managed set
     recreate: bool = False  # delete and create again objects whose immutable fields changed
+    prune_policy: PrunePolicy = PrunePolicy.DELETE
+    propagation: Propagation = Propagation.BACKGROUND
+    quarantine_grace: datetime.timedelta = DEFAULT_GRACE
+    change_policy: ChangePolicy = ChangePolicy.APPLY
+    drift_policy: DriftPolicy = DriftPolicy.CORRECT
+    windows: tuple[Window, ...] = ()
+    override_windows: bool = False  # one manual run through the windows (told in its Events)
 
     @classmethod
-    def of(cls, *, prune: bool, allow_empty: bool, max_prune: str | None, recreate: bool) -> Policy:
-        """The policy from its flags as typed (--max-prune as text)."""
+    def of(
+        cls,
+        *,
+        prune: bool,
+        allow_empty: bool,
+        max_prune: str | None,
+        recreate: bool,
+        prune_policy: str = PrunePolicy.DELETE,
+        prune_propagation: str = Propagation.BACKGROUND,
+        quarantine_grace: str = "24h",
+        change_policy: str = ChangePolicy.APPLY,
+        drift_policy: str = DriftPolicy.CORRECT,
+        window: Sequence[str] = (),
+        override_windows: bool = False,
+    ) -> Policy:
+        """The policy from its flags as typed (--max-prune, durations and windows as text)."""
         limit = MaxPrune.parse(max_prune) if max_prune is not None else None
-        return cls(prune, allow_empty, limit, recreate)
+        try:
+            grace = parse_duration(quarantine_grace)
+        except ValueError as bad:
+            raise UsageError(f"--quarantine-grace: {bad}") from None
+        windows = []
+        for text in window:
+            try:
+                windows.append(Window.parse(text))
+            except ValueError as bad:
+                raise UsageError(
+                    f"--window: {bad}",
+                    hint="for example --window 'deny 0 18 * * 5 for 64h in Europe/Berlin "
+                    "on changes,prunes'",
+                ) from None
+        return cls(
+            prune,
+            allow_empty,
+            limit,
+            recreate,
+            PrunePolicy(prune_policy),
+            Propagation(prune_propagation),
+            grace,
+            ChangePolicy(change_policy),
+            DriftPolicy(drift_policy),
+            tuple(windows),
+            override_windows,
+        )
 
 
 @dataclass(frozen=True)

@@ -89,12 +89,15 @@ def plan(
     replace, skip, or conflict (another owner's object). Takes the same flags as `apply` for
     what it may do (--no-prune, --max-prune, --recreate, --ignore...), so the two say the
     same. Objects that cannot have drifted cost no request; the others are checked with a
-    server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
-    --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
-    the live uid and resourceVersion of each object, for `apply --plan FILE`. With --verify,
-    a commit `apply` would refuse is refused the same way (exit 3), against the last
-    revision verified that the run lock's Lease records (read, not written). Exit 0 when
-    the cluster equals Git, 1 when it differs, 2/3/4 on errors.
+    server-side dry-run. What a control holds (a suspension, a change or drift policy, a
+    window, a removal waiting) is planned as `hold`, saying why. Takes no lock, and reads
+    its Lease (--lock-namespace): a suspension of the instance is set there. With
+    --shard-count, only this shard's WebApps. With --out FILE the plan is also saved (only
+    for a commit: not a dirty working tree), with the live uid and resourceVersion of each
+    object, for `apply --plan FILE`. With --verify, a commit `apply` would refuse is refused
+    the same way (exit 3), against the last revision verified that the run lock's Lease
+    records (read, not written). Exit 0 when the cluster equals Git, 1 when it differs (or
+    a control holds something), 2/3/4 on errors.
     """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render

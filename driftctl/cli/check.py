@@ -10,13 +10,23 @@ from driftctl.cli.flag_groups import (
     check_flags,
     cluster_flags,
     drift_flags,
+    lock_flags,
     policy_flags,
     source_flags_without_ref,
     verify_flags_without_rewind,
 )
 from driftctl.cli.flags import flag, output_flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import Check, Cluster, Drift, Policy, Source, Verify, check_trust_flags
+from driftctl.settings import (
+    Check,
+    Cluster,
+    Drift,
+    Lock,
+    Policy,
+    Source,
+    Verify,
+    check_trust_flags,
+)
 
 
 @click.command()
@@ -29,6 +39,7 @@ from driftctl.settings import Check, Cluster, Drift, Policy, Source, Verify, che
 @cluster_flags
 @policy_flags
 @drift_flags
+@lock_flags
 @verify_flags_without_rewind
 @check_flags
 @output_flag("text", "json", "markdown")
@@ -42,6 +53,7 @@ def check(
     cluster: Cluster,
     policy: Policy,
     drift: Drift,
+    lock: Lock,
     verify: Verify,
     settings: Check,
     output: str,
@@ -71,6 +83,7 @@ def check(
         cluster,
         policy,
         settings,
+        lock=lock,
         drift=drift,
         verify=verify,
         environ=os.environ,

@@ -14,6 +14,7 @@ import click
 
 from driftctl import conventions as c
 from driftctl.cli.flags import FlagGroup, flag
+from driftctl.policies import ChangePolicy, DriftPolicy, Propagation, PrunePolicy
 from driftctl.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
@@ -167,6 +168,15 @@ cluster_flags = FlagGroup(
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
 
+
+class WindowText(click.types.StringParamType):
+    """A window as written (driftctl.settings parses it). Its variable, DRIFTCTL_WINDOW, holds
+    several separated by `;`: a window itself holds spaces, never a `;`."""
+
+    name = "window"
+    envvar_list_splitter = ";"
+
+
 policy_flags = FlagGroup(
     "policy",
     Policy.of,
@@ -187,9 +197,66 @@ policy_flags = FlagGroup(
         is_flag=True,
         help="Delete and create again objects whose immutable fields changed.",
     ),
+    flag(
+        "change-policy",
+        type=click.Choice([each.value for each in ChangePolicy]),
+        default=ChangePolicy.APPLY.value,
+        help="What happens to Git's own changes of a WebApp: apply them, or hold them "
+        f"(reported, not applied). A WebApp's annotation {c.CHANGE_POLICY_ANNOTATION} in Git "
+        "chooses its own.",
+    ),
+    flag(
+        "drift-policy",
+        type=click.Choice([each.value for each in DriftPolicy]),
+        default=DriftPolicy.CORRECT.value,
+        help="What happens to drift made in the cluster: correct it, warn (report it, never "
+        f"write it) or off (neither). A WebApp's annotation {c.DRIFT_POLICY_ANNOTATION} in "
+        "Git chooses its own.",
+    ),
+    flag(
+        "prune-policy",
+        type=click.Choice([each.value for each in PrunePolicy]),
+        default=PrunePolicy.DELETE.value,
+        help="What happens to a WebApp Git no longer declares: delete it, orphan it (its "
+        "Deployment stays, released), confirm (wait for an approval annotation), quarantine "
+        f"(scale to zero, delete after --quarantine-grace). {c.PRUNE_POLICY_ANNOTATION} in "
+        "Git, while the WebApp is declared, chooses its own.",
+    ),
+    flag(
+        "prune-propagation",
+        type=click.Choice([each.value for each in Propagation]),
+        default=Propagation.BACKGROUND.value,
+        help="How driftctl's deletes reach what the deleted object owns: background or "
+        "foreground (the owner goes last).",
+    ),
+    flag(
+        "quarantine-grace",
+        default="24h",
+        metavar="DURATION",
+        help="How long a quarantined WebApp must stay absent from Git before it is deleted "
+        "(90m, 12h, 2d).",
+    ),
+    flag(
+        "window",
+        multiple=True,
+        show_default=False,
+        type=WindowText(),
+        metavar="WINDOW",
+        help="A change window: 'deny|allow CRON for DURATION [in ZONE] [on changes,drift,"
+        "prunes]', e.g. 'deny 0 18 * * 5 for 64h in Europe/Berlin'. A run inside a deny "
+        "window (or outside every allow window) plans as usual and holds what it covers; "
+        "repeat it.",
+    ),
+    flag(
+        "override-windows",
+        is_flag=True,
+        help="Go through the windows for this one run (each Event it records says so).",
+    ),
 )
-"""--prune/--no-prune, --allow-empty, --max-prune, --recreate: a `Policy`, what apply may do.
-A flag added here needs its field in `Policy` and its parameter in `Policy.of`."""
+"""--prune/--no-prune, --allow-empty, --max-prune, --recreate and the controls (the change,
+drift and prune policies, --prune-propagation, --quarantine-grace, --window,
+--override-windows): a `Policy`, what apply may do. A flag added here needs its field in
+`Policy` and its parameter in `Policy.of`."""
 
 
 def _drift_of(

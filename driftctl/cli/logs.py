@@ -105,7 +105,13 @@ class TextLog:
         return Progress(outcome, status, self.tick(output))
 
     def planned(self, plan: Plan) -> None:
-        """Apply is about to carry out `plan` (the text log says nothing yet)."""
+        """Apply is about to carry out `plan`: a suspended instance says so first, on stderr
+        (stdout carries only what -o asks for)."""
+        from driftctl.render import plan as plan_render
+
+        for line in plan_render.notices(plan):
+            self._clear()
+            click.echo(self.style.paint(line, "cyan"), err=True)
 
     def plan_done(self, plan: Plan, code: int) -> None:
         """The plan was printed on stdout already."""
@@ -193,11 +199,17 @@ class JsonLog:
         return Progress(outcome, status)
 
     def planned(self, plan: Plan) -> None:
-        """From here on every line carries the revision being applied."""
+        """From here on every line carries the revision being applied; a suspended instance
+        says so first."""
+        from driftctl.render import plan as plan_render
+
         self.context = dataclasses.replace(self.context, revision=plan.revision)
+        for line in plan_render.notices(plan):
+            self.write(self.render.warning_record(line))
 
     def plan_done(self, plan: Plan, code: int) -> None:
-        """Each action but the unchanged, the guards' refusals, then the summary."""
+        """A suspension of the instance, each action but the unchanged, the guards'
+        refusals, then the summary."""
         self.planned(plan)
         for action in self.render.changing_actions(plan):
             self.write(self.render.action_record(action))

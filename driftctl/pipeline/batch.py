@@ -35,6 +35,8 @@ from driftctl.pipeline.engine import (
     lease_of,
     make_plan,
     open_cluster,
+    situation_held,
+    situation_read,
 )
 from driftctl.pipeline.notify import Teller
 from driftctl.pipeline.offline import load_desired
@@ -87,17 +89,21 @@ def plan(
     verify: Verify = NO_VERIFY,
     lock: Lock | None = None,
 ) -> Planned:
-    """The `plan` command: what apply would do, with no write and no lock; with `out`,
-    the plan is also saved there for `apply --plan`. With `verify`, a commit apply would
-    refuse is refused the same way (the anchor read from `lock`'s Lease, not written)."""
+    """The `plan` command: what apply would do, with no write and no lock (its Lease is
+    read: it may suspend the instance); with `out`, the plan is also saved there for
+    `apply --plan`. With `verify`, a commit apply would refuse is refused the same way (the
+    anchor read from `lock`'s Lease, not written)."""
     desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
-    lease = lease_of(cluster, lock or Lock(), shard) if verify.enabled else None
-    if lease is not None:
+    lease = lease_of(cluster, lock or Lock(), shard)
+    if verify.enabled:
         desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
-    the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
+    situation = situation_read(kube, lease, notice)
+    the_plan, live = make_plan(
+        kube, desired, cluster, policy, shard, situation=situation, drift=drift, tick=tick
+    )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, the_plan, live, who, policy=policy, drift=drift or Drift())
@@ -231,6 +237,7 @@ def _carry_out(
         run_lock, desired, source, verify, timeout=lock.timeout, anchor=anchor, environ=environ
     )
     with run_lock:
+        situation = situation_held(run_lock, lease)
         if saved is None:
             the_plan, live = make_plan(
                 kube,
@@ -238,12 +245,15 @@ def _carry_out(
                 cluster,
                 policy,
                 shard,
+                situation=situation,
                 drift=drift,
                 for_apply=True,
                 tick=progress.tick,
             )
         else:
-            the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
+            the_plan, live = saved_plan.replan(
+                kube, saved, desired, cluster, shard, situation=situation
+            )
         planned(the_plan)
         verified = desired.revision.verified
         applier = applier_for(kube, cluster, run_lock, the_plan, progress, verified=verified)

@@ -5,8 +5,9 @@ of the report, not an error), the change between them. With a cluster: its live 
 once (LIST pages), the plans at head and at base made against it, and each object of the
 head's plan put in its category (core.planning.check), both through the engine's plan
 sequence (pipeline.engine). Read-only: no lock, no write; the only requests are the LIST
-pages, the extra reads of both sides at once, and the dry-runs of each side's candidates (a
-base candidate that would send what the head's sends reuses its answer). Decides nothing.
+pages, the instance's Lease (its suspension), the extra reads of both sides at once, and
+the dry-runs of each side's candidates (a base candidate that would send what the head's
+sends reuses its answer). Decides nothing.
 """
 
 from __future__ import annotations
@@ -25,9 +26,16 @@ from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import InvalidDesiredState
 from driftctl.pipeline import trust
-from driftctl.pipeline.engine import Goal, Notice, make_plans, open_cluster
+from driftctl.pipeline.engine import (
+    Goal,
+    Notice,
+    lease_of,
+    make_plans,
+    open_cluster,
+    situation_read,
+)
 from driftctl.pipeline.offline import load_desired, validate_source
-from driftctl.settings import NO_VERIFY, Check, Cluster, Drift, Policy, Source, Verify
+from driftctl.settings import NO_VERIFY, Check, Cluster, Drift, Lock, Policy, Source, Verify
 
 
 def check(
@@ -37,6 +45,7 @@ def check(
     policy: Policy,
     settings: Check,
     *,
+    lock: Lock | None = None,
     drift: Drift | None = None,
     verify: Verify = NO_VERIFY,
     environ: Mapping[str, str],
@@ -83,7 +92,9 @@ def check(
         diff=diff,
         webapps=webapp_changes(diff),
         deployments=deployment_changes(diff, cluster.instance),
-        cluster=against_cluster(base, head, cluster, policy, notice, drift=drift or Drift())
+        cluster=against_cluster(
+            base, head, cluster, policy, notice, drift=drift or Drift(), lock=lock or Lock()
+        )
         if settings.reads_cluster(cluster)
         else None,
         commits=commits,
@@ -98,13 +109,16 @@ def against_cluster(
     notice: Notice,
     *,
     drift: Drift,
+    lock: Lock,
 ) -> ClusterCheck:
-    """Both sides planned against one reading of the live state, head's objects categorized.
+    """Both sides planned against one reading of the live state (and of the instance's
+    Lease: a suspension), head's objects categorized.
 
     Head first: the base reuses its dry-run answers where it would send the same; a removal
     of fields set outside Git does not depend on Git, so each side asks its own.
     """
     kube = open_cluster(cluster, notice)
+    situation = situation_read(kube, lease_of(cluster, lock), notice)
     sides = [Goal(head, policy, drift), Goal(base, policy, drift)]
-    at_head, at_base = make_plans(kube, cluster, sides).plans
+    at_head, at_base = make_plans(kube, cluster, sides, situation=situation).plans
     return categorize(at_head, at_base)

@@ -8,7 +8,9 @@ The plan sequence is written here once:
    shell.live_state.read_found: other owners' objects where Git declares a name the
    instance lacks, the autoscalers when replicas moved;
 3. per goal (a desired state and its policy), the stamp and the local decisions
-   (core.planning.plan.prepare);
+   (core.planning.plan.prepare), the controls among them, decided against the run's
+   `Situation`: the time, read once here, and the instance's suspension, read from its
+   run-lock Lease (by the lock itself when the run holds it: no request more);
 4. the dry-runs of the candidates' applies, a later goal reusing the first goal's answers
    where it would send the same (core.planning.check.shared_answers);
 5. the dry-runs of their reverts of fields set outside Git, each goal its own;
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
+from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.extra_reads import extra_reads
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
@@ -45,9 +48,9 @@ from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
 from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
-from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
+from driftctl.shell.kube import ApiError, Deadline, Kube, connect, in_cluster_namespace
 from driftctl.shell.live_state import read_found, read_live
-from driftctl.shell.lock import RunLock
+from driftctl.shell.lock import RunLock, read_lease
 
 Notice = Callable[[str], None]  # where retries and warnings are reported as they happen
 
@@ -109,6 +112,7 @@ def make_plans(
     cluster: Cluster,
     goals: Sequence[Goal],
     *,
+    situation: Situation | None = None,
     shard: Shard = WHOLE,
     live: LiveState | None = None,
     asking: Asking = Asking(),
@@ -116,6 +120,8 @@ def make_plans(
 ) -> Plans:
     """The plan of each goal against one reading of the cluster (module docstring).
 
+    `situation`: the time and the instance's suspension the controls are decided against
+    (None: now, and no suspension of the instance).
     `live`: a view already held (watch's memory); None: this instance's LIST pages, of
     `shard`. The extra reads cover every goal at once, so a second goal reads nothing more.
     """
@@ -125,7 +131,8 @@ def make_plans(
     manager = cluster.field_manager
     needed = extra_reads([app for goal in goals for app in goal.webapps], live, manager, shard)
     live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
-    preparations = [_prepare(goal, live, cluster, shard) for goal in goals]
+    situation = situation or Situation(utc_now())
+    preparations = [_prepare(goal, live, cluster, shard, situation) for goal in goals]
     only = asking.only(live) if asking.only is not None else None
     asked = [_asked(each, asking.for_apply, only) for each in preparations]
     reverting = [_asked(each, False, only) for each in preparations]
@@ -146,6 +153,7 @@ def make_plan(
     policy: Policy,
     shard: Shard = WHOLE,
     *,
+    situation: Situation | None = None,
     drift: Drift | None = None,
     for_apply: bool = False,
     tick: Tick = no_tick,
@@ -154,12 +162,20 @@ def make_plan(
     with `for_apply` the batch run's (apply, and watch's full passes)."""
     goal = Goal(desired, policy, drift or Drift())
     planned = make_plans(
-        kube, cluster, [goal], shard=shard, asking=Asking(for_apply=for_apply), tick=tick
+        kube,
+        cluster,
+        [goal],
+        situation=situation,
+        shard=shard,
+        asking=Asking(for_apply=for_apply),
+        tick=tick,
     )
     return planned.plans[0], planned.live
 
 
-def _prepare(goal: Goal, live: LiveState, cluster: Cluster, shard: Shard) -> Preparation:
+def _prepare(
+    goal: Goal, live: LiveState, cluster: Cluster, shard: Shard, situation: Situation
+) -> Preparation:
     return prepare(
         goal.desired.webapps,
         live,
@@ -169,7 +185,42 @@ def _prepare(goal: Goal, live: LiveState, cluster: Cluster, shard: Shard) -> Pre
         drift=goal.drift,
         shard=shard,
         focus=goal.focus,
+        situation=situation,
     )
+
+
+# -- the situation: the time, and whether the instance is suspended ---------------------
+
+
+def utc_now() -> datetime.datetime:
+    """The run's time: read once, here, and handed to the core."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+def situation_read(kube: Kube, lease: LeaseRef, notice: Notice) -> Situation:
+    """The situation of a run that takes no lock (plan, check): the instance's Lease read
+    once. A Lease no run took yet suspends nothing; one this account may not read leaves the
+    suspension unknown, which is said (`notice`), and the plan is made as if there were none.
+    """
+    try:
+        found = read_lease(kube, lease)
+    except ApiError as refused:
+        if refused.status != FORBIDDEN:
+            raise
+        notice(
+            f"cannot read {lease.display} ({refused.short}): whether the instance is "
+            "suspended is not known; planned as if it is not"
+        )
+        found = None
+    return Situation.of(utc_now(), found, lease.display)
+
+
+def situation_held(lock: RunLock, lease: LeaseRef) -> Situation:
+    """The situation of a run holding the lock: the Lease as its last write returned it."""
+    return Situation.of(utc_now(), lock.lease, lease.display)
+
+
+FORBIDDEN = 403
 
 
 def _asked(
@@ -214,7 +265,7 @@ def applier_for(
     """The applier of one plan, held by `lock`: its Events capped and summed up on the
     lock's Lease, stopping when the Lease is lost; `verified` (the commit and the key that
     signed it, --verify) goes into the status of the WebApps written at that commit."""
-    now = datetime.datetime.now(datetime.UTC)
+    now = utc_now()
     recorder = Recorder(kube, now, cap=cluster.max_events, run=lock.lease, revision=plan.revision)
     return Applier(
         kube,

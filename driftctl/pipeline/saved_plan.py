@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.controls import Situation
+from driftctl.core.planning.holding import holds_now
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.saved_plan import (
     CrdIdentity,
@@ -90,10 +92,18 @@ def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:
 
 
 def replan(
-    kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
+    kube: Kube,
+    saved: SavedPlan,
+    desired: DesiredState,
+    cluster: Cluster,
+    shard: Shard,
+    *,
+    situation: Situation,
 ) -> tuple[Plan, LiveState]:
-    """The saved plan, each object that moved since checked again (its dry-runs)."""
+    """The saved plan, each object that moved since checked again (its dry-runs), and each
+    write a control holds now (a suspension, a closed window) held."""
     goal = Goal(desired, saved.policy, saved.drift)
     asking = Asking(only=lambda live: moved(saved, live))
-    fresh = make_plans(kube, cluster, [goal], shard=shard, asking=asking)
-    return recheck(saved, fresh.plans[0], fresh.live), fresh.live
+    fresh = make_plans(kube, cluster, [goal], situation=situation, shard=shard, asking=asking)
+    now = holds_now(desired.webapps, fresh.live, saved.policy, situation, cluster.field_manager)
+    return recheck(saved, fresh.plans[0], fresh.live, now), fresh.live

@@ -16,13 +16,17 @@ job="driftctl", instance, shard):
     driftctl_last_run_exit_code              the last run's exit code (0, 3, 4, 5, 6, 130)
     driftctl_last_run_duration_seconds       how long the last run took
     driftctl_last_run_objects{outcome}       objects by outcome: created, configured,
-                                             unchanged, deleted, skipped, failed
+                                             unchanged, deleted, skipped, failed, held,
+                                             orphaned
     driftctl_last_run_drifted_objects        objects that differed from Git and were updated
     driftctl_last_run_pruned_objects         objects deleted (pruned, or cleaned up)
     driftctl_last_run_failed_objects         objects that failed
     driftctl_last_run_rollouts{result}       WebApps by their rollout as the run last saw
                                              it: complete, progressing, stalled, timed_out
                                              (apply --wait: still progressing at the end)
+    driftctl_last_run_held_objects{control}  objects a control held: instance, suspend,
+                                             changes, drift, window, removal
+    driftctl_instance_suspended              1 when the last run found the instance suspended
     driftctl_applied_revision_info{revision} 1, labelled with the Git commit of the last
                                              successful run
     driftctl_verified_revision_info{revision,key}
@@ -40,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from driftctl.core.planning.controls import Control
 from driftctl.core.planning.outcomes import ApplyReport, Outcome, RolloutState
 from driftctl.errors import ExitCode
 from driftctl.settings import Shard
@@ -123,6 +128,17 @@ def run_registry(result: RunResult) -> CollectorRegistry:
     for state in RolloutState:
         seen = result.report.count_rollouts(state) if result.report is not None else 0
         rollouts.labels(str(state)).set(seen)
+    held = Gauge(
+        PREFIX + "last_run_held_objects",
+        "Objects whose change a control held in the last run, by control.",
+        ["control"],
+        registry=registry,
+    )
+    held_by = dict(result.report.held) if result.report else {}
+    for control in Control:
+        held.labels(str(control)).set(held_by.get(str(control), 0))
+    suspended = bool(result.report and result.report.suspended)
+    gauge("instance_suspended", "1 while the instance is suspended (its Lease says so).", suspended)
     return registry
 
 

@@ -8,21 +8,28 @@ asked.
 JSON of a plan (stable; keys in this order, objects in the order they are acted on):
     revision   the Git commit the plan was computed at
     summary    {action: count} for every verb, in the order of core.planning.verbs.Verb
-               (create, update, unchanged, prune, cleanup, replace, skip, conflict...)
+               (create, update, unchanged, prune, cleanup, replace, skip, conflict, hold,
+               orphan, quarantine, confirm)
     refusals   guard messages (e.g. too many deletions for --max-prune)
+    suspended  why the whole instance is suspended (nothing is written), or null
+    lifted     the windows the plan goes through (--override-windows): [{webapp, note}]
     objects    one per object: kind, namespace, name, action, reason, managers (other
                field managers of changed fields), owner (the WebApp whose uid a new
                Deployment still needs, or null), error (a refused dry-run, or null),
+               held: {would, control} for a hold (the verb it holds, and which kind of
+               control: instance, suspend, changes, drift, window, removal), or null,
                patch: the RFC 6902 JSON Patch from the live object to the result
                (from {} for create; empty for prune and cleanup; server bookkeeping such
                as managedFields, resourceVersion and status left out), ignored: fields
-               kept as the cluster has them [{field, reason, live, git}], fights:
+               kept as the cluster has them [{field, reason, live, git, held}] (held:
+               the control that holds it, null for an ignored field), fights:
                [{field, managers, corrected}] (runs in a row corrected before), and
                foreign: other managers' fields [{field, managers, value}] (with
                --show-foreign, else empty)
 
 JSON of apply outcomes:
-    summary    {outcome: count} for created, configured, unchanged, deleted, skipped, failed
+    summary    {outcome: count} for created, configured, unchanged, deleted, skipped, failed,
+               held, orphaned
     objects    one per object: kind, namespace, name, outcome, reason
 """
 
@@ -32,10 +39,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
     Cleanup,
     Create,
+    Held,
+    Orphan,
     Plan,
     Prune,
     Refused,
@@ -85,12 +95,6 @@ def change_text(change: FieldChange) -> str:
     return f"{change.path}: {before} -> {after}{who}"
 
 
-def kept_text(kept: Kept) -> str:
-    """`spec.replicas kept: scaled by HorizontalPodAutoscaler/web/shop (3 here, 2 in Git)`."""
-    git = "not in Git" if kept.git is None else f"{value_text(kept.git, kept.path)} in Git"
-    return f"{kept.path} kept: {kept.reason} ({value_text(kept.live, kept.path)} here, {git})"
-
-
 def foreign_text(field: Foreign) -> str:
     """`metadata.annotations.team: "a" (set by ops-bot, not in Git; left alone)`."""
     who = ", ".join(field.managers)
@@ -101,14 +105,47 @@ def foreign_text(field: Foreign) -> str:
 def action_lines(action: Action, style: Style) -> list[str]:
     """One line for the object, then one per changed, kept or foreign field or owned object."""
     row = meaning(action.verb)
-    reason = f" ({action.reason})" if action.reason else ""
+    reason = f" ({_reason(action)})" if action.reason else ""
     lines = [style.paint(f"{row.symbol} {action.key.display}: {action.verb}", row.colour) + reason]
     lines += [f"    {change_text(change)}" for change in changes_of(action)]
     lines += [f"    {kept_text(kept)}" for kept in kept_of(action)]
     lines += [f"    {foreign_text(field)}" for field in foreign_of(action)]
     if isinstance(action, Prune | Cleanup):
         lines += [f"    deletes {owned.key.display} during cleanup" for owned in action.owned]
+    if isinstance(action, Orphan):
+        lines += [f"    releases {each.key.display}: it stays" for each in action.released]
     return lines
+
+
+def _reason(action: Action) -> str:
+    """Why: for a hold, what it holds first (`update held: suspended until ...`)."""
+    if isinstance(action, Held):
+        return f"{action.would} held: {action.reason}"
+    return action.reason
+
+
+def kept_text(kept: Kept) -> str:
+    """`spec.replicas kept: scaled by HorizontalPodAutoscaler/web/shop (3 here, 2 in Git)`;
+    a held field says `held` (the cluster differs from Git, and the run says so)."""
+    git = "not in Git" if kept.git is None else f"{value_text(kept.git, kept.path)} in Git"
+    verb = "held" if kept.held else "kept"
+    return f"{kept.path} {verb}: {kept.reason} ({value_text(kept.live, kept.path)} here, {git})"
+
+
+def notices(plan: Plan) -> list[str]:
+    """What a plan says before its objects: the instance's suspension; and after them, the
+    windows it goes through."""
+    if plan.suspended:
+        return [f"{plan.suspended}: nothing is written"]
+    return []
+
+
+def lifted_lines(plan: Plan) -> list[str]:
+    """`through: WebApp/web/shop: inside the deny window ... overridden by --override-windows`."""
+    return [
+        f"through a window: {c.object_ref(c.KIND, *place)}: {note}"
+        for place, note in sorted(plan.lifted.items())
+    ]
 
 
 def _shown(action: Action, show_unchanged: bool) -> bool:
@@ -123,10 +160,11 @@ def _shown(action: Action, show_unchanged: bool) -> bool:
 def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = False) -> str:
     """The plan for a terminal or a log, ending with the summary line."""
     style = style or Style()
-    lines: list[str] = []
+    lines: list[str] = [style.paint(line, "cyan") for line in notices(plan)]
     for action in plan.actions:
         if _shown(action, show_unchanged):
             lines += action_lines(action, style)
+    lines += [style.paint(line, "yellow") for line in lifted_lines(plan)]
     lines += [style.paint(f"refused: {refusal}", "red") for refusal in plan.refusals]
     lines += ["", style.paint(plan_summary(plan), "bold")] if lines else [plan_summary(plan)]
     return "\n".join(lines) + "\n"
@@ -138,6 +176,11 @@ def plan_json(plan: Plan) -> str:
         "revision": plan.revision,
         "summary": {str(verb): plan.count(verb) for verb in Verb},
         "refusals": list(plan.refusals),
+        "suspended": plan.suspended or None,
+        "lifted": [
+            {"webapp": c.object_ref(c.KIND, *place), "note": note}
+            for place, note in sorted(plan.lifted.items())
+        ],
         "objects": [_action_json(action) for action in plan.actions],
     }
     return json.dumps(document, indent=2) + "\n"
@@ -155,12 +198,16 @@ def _action_json(action: Action) -> dict[str, Any]:
         "owner": owner.display if owner else None,
         "error": action.error if isinstance(action, Refused) else None,
         "patch": masked_patch(patch_of(action)),
+        "held": {"would": str(action.would), "control": str(action.control)}
+        if isinstance(action, Held)
+        else None,
         "ignored": [
             {
                 "field": k.path,
                 "reason": k.reason,
                 "live": masked(k.live, k.path),
                 "git": masked(k.git, k.path),
+                "held": k.held or None,
             }
             for k in kept_of(action)
         ],
@@ -180,6 +227,7 @@ def plan_markdown(plan: Plan) -> str:
     """The plan as a pull-request comment: summary, a table of changes, field details."""
     changing = [action for action in plan.actions if _shown(action, False)]
     lines = ["### driftctl plan", "", f"**{plan_summary(plan)}**", ""]
+    lines += [f"> :pause_button: {line}" for line in [*notices(plan), *lifted_lines(plan)]]
     lines += [f"> :warning: {refusal}" for refusal in plan.refusals]
     if not changing:
         return "\n".join([*lines, "No changes: the cluster matches Git.", ""])
@@ -191,7 +239,7 @@ def plan_markdown(plan: Plan) -> str:
 
 
 def _row(action: Action) -> str:
-    reason = action.reason.replace("|", "\\|")
+    reason = _reason(action).replace("|", "\\|")
     return f"| `{action.key.display}` | {action.verb} | {reason} |"
 
 
@@ -214,6 +262,7 @@ def outcome_summary(outcomes: Sequence[ObjectOutcome]) -> str:
         counts[item.outcome] += 1
     order = (Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED, Outcome.UNCHANGED)
     parts = [f"{counts[o]} {o}" for o in (*order, Outcome.SKIPPED, Outcome.FAILED)]
+    parts += [f"{counts[o]} {o}" for o in (Outcome.ORPHANED, Outcome.HELD) if counts[o]]
     return "Apply: " + ", ".join(parts)
 
 
@@ -234,6 +283,8 @@ _OUTCOME_COLOURS = {
     Outcome.UNCHANGED: "dim",
     Outcome.SKIPPED: "cyan",
     Outcome.FAILED: "red",
+    Outcome.HELD: "cyan",
+    Outcome.ORPHANED: "red",
 }
 
 

@@ -32,15 +32,23 @@ from driftctl.core.planning.actions import (
     Candidate,
     Chain,
     Cleanup,
+    Confirm,
+    Conflict,
     Create,
     DryRunError,
     DryRunResult,
     FieldRevert,
+    Held,
+    Orphan,
     Plan,
     Prune,
+    Quarantine,
     Quiet,
+    Refused,
     Replace,
+    Skip,
     Step,
+    Unchanged,
     Update,
     WriteStatus,
     bind_owner,
@@ -48,6 +56,7 @@ from driftctl.core.planning.actions import (
     outcome_of,
 )
 from driftctl.core.planning.events import Done, Event, chain_event, stall_event
+from driftctl.core.planning.holding import held_counts
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
@@ -57,6 +66,7 @@ from driftctl.core.planning.status import (
     StatusUpdate,
     ended,
     facts_of,
+    held_condition,
     reads_pods,
     stalled_message,
     state_of,
@@ -209,6 +219,8 @@ class Applier:
             rollouts=rollouts,
             ended=ended_,
             rolling=rolling,
+            held=held_counts(plan),
+            suspended=plan.suspended,
         )
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
@@ -258,7 +270,10 @@ class Applier:
                 done.append((step, outcome))
                 reports.append(outcome)
             index += 1
-        event = chain_event(done, stalled)
+        lifted = self._plan.lifted.get(webapp.place, "")
+        event = chain_event(
+            done, stalled, held_before=held_condition(before or {}), lifted=lifted
+        )
         about = self._objects.get(webapp) or before
         if event is not None and about:
             self.events.record(about, event)
@@ -296,11 +311,13 @@ class Applier:
         match action:
             case Prune() | Cleanup():
                 return self._remove(action)
-            case Create() | Update():
+            case Orphan():
+                return self._orphan(action)
+            case Create() | Update() | Quarantine() | Confirm():
                 return self._server_side_apply(action, action.manifest)
             case Replace():
                 return self._replace(action)
-            case _:
+            case Unchanged() | Skip() | Refused() | Conflict() | Held():
                 return _quietly(action)
 
     def _remove(self, action: Prune | Cleanup) -> ObjectOutcome:
@@ -311,7 +328,19 @@ class Applier:
         self._objects.pop(action.key, None)
         return ObjectOutcome(action.key, Outcome.DELETED, action.reason)
 
-    def _server_side_apply(self, action: Create | Update | Replace, manifest: Obj) -> ObjectOutcome:
+    def _orphan(self, action: Orphan) -> ObjectOutcome:
+        """Release what the WebApp owns, then delete it with nothing to clean up."""
+        for each in action.released:
+            self.deleter.release(each.key, each.patch)
+        if action.delete is not None:
+            self.deleter.delete(action.key, action.delete)
+            self.deleter.remove_finalizer(action.key, action.finalizer_patch)
+            self._objects.pop(action.key, None)
+        return ObjectOutcome(action.key, outcome_of(action), action.reason)
+
+    def _server_side_apply(
+        self, action: Create | Update | Replace | Quarantine | Confirm, manifest: Obj
+    ) -> ObjectOutcome:
         owner_key = action.owner if isinstance(action, Create | Update) else None
         if owner_key is not None:
             owner = self._objects.get(owner_key)

@@ -1,4 +1,5 @@
-"""The only module that deletes objects or removes driftctl's finalizer.
+"""The only module that deletes objects, releases them (orphan), or removes driftctl's
+finalizer.
 
 Cleanup of a WebApp (pruned, or deleted by a person) runs in this order: delete each
 Deployment it owns (uid precondition), wait until it is gone (bounded), then remove the
@@ -72,6 +73,17 @@ class Deleter:
             raise CleanupFailed(f"deleting {owned.key.display} failed: {failed.short}") from None
         if not gone:
             raise CleanupFailed(f"{owned.key.display} still exists after {self.wait_seconds:.0f}s")
+
+    def release(self, key: ObjectKey, patch: Patch) -> None:
+        """Release an object from its owner and this instance (orphan): the plan's guarded
+        JSON Patch. Already gone is fine; a refused patch fails the removal."""
+        request = r.json_patch(r.KINDS[key.kind], key.namespace, key.name, patch, self.manager)
+        try:
+            self.kube.send_unless_missing(request)
+        except ApiError as failed:
+            if ends_the_run(failed.status):
+                raise
+            raise CleanupFailed(f"releasing {key.display} failed: {failed.short}") from None
 
     def remove_finalizer(self, webapp: ObjectKey, patch: Patch) -> None:
         """Send the guarded finalizer removal (nothing when the plan found no finalizer)."""

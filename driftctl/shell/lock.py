@@ -6,7 +6,9 @@ run holds the lock, a daemon thread renews it on the lock's `Term` (every 10 s, 
 turns true, and the run stops before its next write, when a renewal is refused (someone ran
 `driftctl unlock`, or the Lease expired and another run took it) or when no renewal
 succeeded within the renew deadline (the API server is unreachable): that is before the
-Lease expires for the others, so two runs never act at once.
+Lease expires for the others, so two runs never act at once. A write refused because a
+person wrote the Lease (annotated it to suspend the instance) while the run still holds it
+is tried again on the Lease as read; every write keeps the Lease's annotations.
 
 With --verify, the Lease also records the last revision a run verified and applied
 (core.api.lease.Verified): `acquire` writes it in the same write that takes the lock, but
@@ -34,6 +36,7 @@ from driftctl.kube_formats import api_micro_time
 from driftctl.shell.kube import ApiError, Kube
 
 POLL_SECONDS = 1.0
+CONFLICT = 409  # a write whose resourceVersion is not the Lease's any more
 DEFAULT_TERM = decide.Term()  # 30 s Lease, renewed every 10 s, given up at 20 s
 
 
@@ -134,14 +137,17 @@ class RunLock:
         with self._writing:
             if self._lease is None or self.lost:
                 raise LockHeld(f"cannot record {verified.revision[:12]}: the lock is not held")
-            if not self._write(self._lease, verified=verified):
+            if not (
+                self._write(self._lease, verified=verified)
+                or self._still_ours(self._kube, verified=verified)
+            ):
                 self._refused = True
                 raise LockHeld(f"{self._ref.display} was taken by another run")
 
     def _renew(self, kube: Kube) -> bool:
         """One renewal of the Lease as last written (one write at a time)."""
         with self._writing:
-            return self._write(self._lease, kube)
+            return self._write(self._lease, kube) or self._still_ours(kube)
 
     def _write(
         self,
@@ -165,7 +171,7 @@ class RunLock:
                 _write_request(self._ref, body, create=current is None)
             )
         except ApiError as failed:
-            if failed.status == 409:
+            if failed.status == CONFLICT:
                 return False
             raise
         self._lease, self._renewed_at = written, stamped
@@ -178,8 +184,9 @@ class RunLock:
             if self.lost:
                 return  # overdue: the run stops; the Lease is left to expire
             budget = decide.renewal_budget(self._renewed_at, self._monotonic(), term)
+            kube = self._kube.bounded(budget)
             try:
-                renewed = self._renew(self._kube.bounded(budget))
+                renewed = self._renew(kube)
             except ApiError:
                 renewed = False  # unreachable, or a transient failure: try again soon
             else:
@@ -187,6 +194,16 @@ class RunLock:
                     self._refused = True
                     return
             wait = decide.next_renewal(renewed, self._renewed_at, self._monotonic(), term)
+
+    def _still_ours(self, kube: Kube, *, verified: decide.Verified | None = None) -> bool:
+        """After a refused write: someone wrote the Lease (a person's annotation, the
+        instance's suspension), or another run took it. Still ours: written again on what
+        was read."""
+        current = read_lease(kube, self._ref)
+        who = decide.holder(current or {})
+        if current is None or who is None or who.identity != self._me:
+            return False
+        return self._write(current, kube, verified=verified)
 
     def release(self) -> None:
         """Stop renewing and leave the Lease free (kept, so the next run only updates it)."""
@@ -196,7 +213,15 @@ class RunLock:
         if self._lease is None or self.lost:
             return
         with contextlib.suppress(ApiError):  # it expires by itself after leaseDurationSeconds
-            self._kube.send(_write_request(self._ref, decide.released(self._lease, self._ref)))
+            try:
+                self._kube.send(_write_request(self._ref, decide.released(self._lease, self._ref)))
+            except ApiError as refused:
+                if refused.status != CONFLICT:
+                    raise
+                current = read_lease(self._kube, self._ref)  # written since: annotated?
+                who = decide.holder(current or {})
+                if current is not None and who is not None and who.identity == self._me:
+                    self._kube.send(_write_request(self._ref, decide.released(current, self._ref)))
 
     def __enter__(self) -> RunLock:
         self._renewer = threading.Thread(

@@ -90,12 +90,13 @@ def test_the_change_drift_and_prunes_are_reported_apart_with_lists_and_dry_runs_
             "drift": True,
         }
     ]
-    # Two LIST pages; as in a plan, cart's namespace listed once per kind for objects of
-    # other owners (a create is never a take-over) and, blog's replicas having moved, the
-    # autoscalers once; then one dry-run per candidate of the head: shop and its
-    # Deployment, cart (its Deployment waits for its uid), blog's Deployment. The base's
-    # only candidate, blog's Deployment, asks what the head's asked: its answer is reused.
-    assert after.service_accounts - before.service_accounts == 9
+    # Two LIST pages and the instance's Lease (a suspension); as in a plan, cart's
+    # namespace listed once per kind for objects of other owners (a create is never a
+    # take-over) and, blog's replicas having moved, the autoscalers once; then one dry-run
+    # per candidate of the head: shop and its Deployment, cart (its Deployment waits for its
+    # uid), blog's Deployment. The base's only candidate, blog's Deployment, asks what the
+    # head's asked: its answer is reused.
+    assert after.service_accounts - before.service_accounts == 10
     scalers = delta(before, after, ("horizontalpodautoscalers",))
     assert {(r, v, scope) for (r, _, v, scope, _, _) in scalers} == {
         ("horizontalpodautoscalers", "LIST", "cluster")

@@ -1,6 +1,7 @@
 """The request-count smoke test (N = 50): each kind of run sends what it must and no more.
 
-- a no-drift plan is LIST pages only;
+- a no-drift plan is LIST pages and one read of the instance's Lease (a suspension of the
+  instance is set there);
 - a no-drift apply writes only its Lease;
 - so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
   a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
@@ -73,6 +74,7 @@ def object_writes(before: Requests, after: Requests) -> Counter[str]:
 
 
 LEASE = 3  # read, take, release
+LEASE_READ = 1  # plan takes no lock; it reads the Lease: the instance may be suspended
 AUTOSCALERS = 1  # one LIST of the HorizontalPodAutoscalers, when replicas moved
 OTHER_OWNERS = 2  # one LIST of WebApps and one of Deployments not the instance's, in a namespace
 RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
@@ -83,7 +85,7 @@ def sent(before: Requests, after: Requests) -> int:
     return after.service_accounts - before.service_accounts
 
 
-def test_a_no_drift_plan_sends_only_list_pages(
+def test_a_no_drift_plan_sends_only_list_pages_and_reads_its_lease(
     harness: Harness, control_plane: launcher.ControlPlane
 ) -> None:
     converged(harness)
@@ -94,7 +96,7 @@ def test_a_no_drift_plan_sends_only_list_pages(
     after = request_counts(control_plane)
     assert planned.code == 0, planned.out + planned.err
     assert planned.out.strip() == f"Plan: 0 to create, 0 to update, 0 to prune, {2 * N} unchanged"
-    assert after.service_accounts - before.service_accounts == 2
+    assert after.service_accounts - before.service_accounts == 2 + LEASE_READ
     assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
     assert object_writes(before, after) == {}
 

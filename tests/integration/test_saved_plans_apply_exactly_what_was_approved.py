@@ -41,7 +41,7 @@ def test_a_saved_plan_applied_unchanged_does_what_it_said(harness: Harness, tmp_
 
     assert applied.code == 0, applied.err
     assert outcomes(applied.out) == {key: str(SUCCESS[Verb(verb)]) for key, verb in verbs.items()}
-    assert (document["format"], document["version"]) == ("driftctl.example.com/saved-plan", 1)
+    assert (document["format"], document["version"]) == ("driftctl.example.com/saved-plan", 2)
     assert document["source"]["commit"] == harness.repo.git("rev-parse", "main")
     [docs] = [o for o in document["objects"] if o["name"] == "docs" and o["kind"] == "WebApp"]
     assert docs["action"] == "prune"

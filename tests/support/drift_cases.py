@@ -1,7 +1,9 @@
 """The cases of issue 8, each set up on the real control plane with kubectl as the outside
 client: fields set outside Git, objects of another owner, ignore rules, an autoscaler, a
-fight. Each returns the flags that `plan` and `apply` take for it; the feature tests check
-each case's details, and test_plan_and_apply_agree runs them all against both commands.
+fight; and those of issue 21, the controls: a suspension (of a WebApp, of the instance), a
+change or drift policy, a window (and its override), and the gentle prunes. Each returns
+the flags that `plan` and `apply` take for it; the feature tests check each case's details,
+and test_plan_and_apply_agree runs them all against both commands.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.harness import Harness, eventually
+from driftctl import conventions as c
+from tests.support.builders import webapp
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 APPS = {"shop": ("nginx:1.27", 2)}
 Flags = tuple[str, ...]
@@ -193,6 +197,115 @@ def image_set_again_after_a_correction(harness: Harness, _folder: Path) -> Flags
     return ()
 
 
+# -- the controls (issue 21): each holds something, or removes gently -------------------
+
+SUSPENSION = "until=2099-01-01T00:00:00Z; by=ops; reason=incident 4711"
+HELD_BY_GIT = {c.CHANGE_POLICY_ANNOTATION: "hold"}
+WARNED_BY_GIT = {c.DRIFT_POLICY_ANNOTATION: "warn"}
+DENY_CHANGES = ("--window", "deny * * * * * for 1h on changes")
+QUARANTINE_GRACE = "1h"
+
+
+def annotate(harness: Harness, target: str, value: str, namespace: str | None = None) -> None:
+    """`kubectl annotate`: a person asks driftctl for something on the live object."""
+    harness.kubectl("annotate", "--overwrite", target, value, "-n", namespace or harness.namespace)
+
+
+def scale(harness: Harness, replicas: int = 5) -> None:
+    harness.kubectl("scale", "deployment/shop", f"--replicas={replicas}", "-n", harness.namespace)
+
+
+def declared(harness: Harness, image: str, annotations: dict[str, str], *flags: str) -> None:
+    """Git declares shop with these annotations (and blog beside it), applied once."""
+    harness.declare_text(shop_and_blog(image, annotations))
+    first = harness.driftctl("apply", *flags)
+    assert first.code == 0, first.out + first.err
+
+
+def shop_and_blog(image: str, annotations: dict[str, str]) -> str:
+    return webapp("shop", image, 2, annotations=annotations) + "---\n" + webapp("blog")
+
+
+def webapp_suspended_with_drift(harness: Harness, _folder: Path) -> Flags:
+    converged(harness)
+    annotate(harness, "webapp/shop", f"{c.SUSPEND_ANNOTATION}={SUSPENSION}")
+    scale(harness)
+    return ()
+
+
+def instance_suspended_with_a_git_change(harness: Harness, _folder: Path) -> Flags:
+    converged(harness)
+    lease = f"lease/{c.lease_name(harness.instance)}"
+    annotate(harness, lease, f"{c.SUSPEND_ANNOTATION}={SUSPENSION}", LOCK_NAMESPACE)
+    harness.declare({"shop": ("nginx:1.28", 2)})
+    return ()
+
+
+def git_change_held_while_drift_is_corrected(harness: Harness, _folder: Path) -> Flags:
+    declared(harness, "nginx:1.27", {})  # under hold from the start, it would not be created
+    harness.declare_text(shop_and_blog("nginx:1.28", HELD_BY_GIT))
+    scale(harness)
+    return ()
+
+
+def drift_warned_while_a_git_change_applies(harness: Harness, _folder: Path) -> Flags:
+    declared(harness, "nginx:1.27", WARNED_BY_GIT)
+    harness.declare_text(shop_and_blog("nginx:1.28", WARNED_BY_GIT))
+    scale(harness)
+    return ()
+
+
+def a_git_change_inside_a_deny_window(harness: Harness, _folder: Path) -> Flags:
+    converged(harness)
+    harness.declare({"shop": ("nginx:1.28", 2)})
+    scale(harness)
+    return DENY_CHANGES
+
+
+def a_deny_window_overridden(harness: Harness, folder: Path) -> Flags:
+    return (*a_git_change_inside_a_deny_window(harness, folder), "--override-windows")
+
+
+def removed_with_its_policy(harness: Harness, policy: str, *flags: str) -> str:
+    """shop applied from Git with its prune policy, then removed from Git (blog stays); the
+    commit that removed it."""
+    declared(harness, "nginx:1.27", {c.PRUNE_POLICY_ANNOTATION: policy}, *flags)
+    return harness.declare_text(webapp("blog"))
+
+
+def webapp_removed_under_orphan(harness: Harness, _folder: Path) -> Flags:
+    removed_with_its_policy(harness, "orphan")
+    return ()
+
+
+def webapp_removed_under_confirm(harness: Harness, _folder: Path) -> Flags:
+    removed_with_its_policy(harness, "confirm")
+    return ()
+
+
+def removal_approved_under_confirm(harness: Harness, _folder: Path) -> Flags:
+    removed_with_its_policy(harness, "confirm")
+    assert harness.driftctl("apply").code == 0
+    live = harness.get("webapp", "shop") or {}
+    revision = live["metadata"]["annotations"][c.REMOVED_IN_ANNOTATION]
+    approval = f"{live['metadata']['uid']}@{revision}"
+    annotate(harness, "webapp/shop", f"{c.APPROVE_PRUNE_ANNOTATION}={approval}")
+    return ()
+
+
+def webapp_removed_under_quarantine(harness: Harness, _folder: Path) -> Flags:
+    flags = ("--quarantine-grace", QUARANTINE_GRACE)
+    removed_with_its_policy(harness, "quarantine", *flags)
+    return flags
+
+
+def quarantined_webapp_back_in_git(harness: Harness, folder: Path) -> Flags:
+    flags = webapp_removed_under_quarantine(harness, folder)
+    assert harness.driftctl("apply", *flags).code == 0
+    harness.declare_text(shop_and_blog("nginx:1.27", {c.PRUNE_POLICY_ANNOTATION: "quarantine"}))
+    return flags
+
+
 @dataclass(frozen=True)
 class Case:
     """One case: its name and how to set it up."""
@@ -217,5 +330,21 @@ CASES: Sequence[Case] = tuple(
         git_change_of_a_field_an_ignored_manager_set,
         replicas_of_an_autoscaler,
         image_set_again_after_a_correction,
+    )
+)
+CONTROL_CASES: Sequence[Case] = tuple(
+    Case(function.__name__, function)
+    for function in (
+        webapp_suspended_with_drift,
+        instance_suspended_with_a_git_change,
+        git_change_held_while_drift_is_corrected,
+        drift_warned_while_a_git_change_applies,
+        a_git_change_inside_a_deny_window,
+        a_deny_window_overridden,
+        webapp_removed_under_orphan,
+        webapp_removed_under_confirm,
+        removal_approved_under_confirm,
+        webapp_removed_under_quarantine,
+        quarantined_webapp_back_in_git,
     )
 )

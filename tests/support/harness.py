@@ -69,7 +69,7 @@ class Harness:
         if command == "check":
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
-        if command in ("apply", "unlock", "watch"):
+        if command in ("plan", "check", "apply", "unlock", "watch"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
         return argv
 

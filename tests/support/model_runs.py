@@ -16,8 +16,11 @@ from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
     Cleanup,
+    Confirm,
     Create,
+    Orphan,
     Prune,
+    Quarantine,
     Replace,
     Update,
     bind_owner,
@@ -90,6 +93,15 @@ def drift(cluster: ModelCluster, what: str, name: str, number: int, stamp: Stamp
 
 def carry_out(cluster: ModelCluster, action: Action) -> None:
     """What the shell does for one action."""
+    if isinstance(action, Orphan):
+        for each in action.released:
+            cluster.patch(each.key, list(each.patch))
+        if action.delete is not None:
+            cluster.delete(action.key)
+            if action.finalizer_patch and action.key in cluster.objects:
+                cluster.patch(action.key, list(action.finalizer_patch))
+    if isinstance(action, Quarantine | Confirm):
+        cluster.apply(action.manifest, c.FIELD_MANAGER)
     if isinstance(action, Prune | Replace):
         cluster.delete(action.key)
     if isinstance(action, Prune | Cleanup):

@@ -299,3 +299,16 @@ def test_an_invalid_base_is_an_error_naming_the_side(
     assert ran.code == 3
     assert ran.err.startswith("error: base: invalid desired state (2 problems)")
     assert ran.out == ""
+
+
+def test_what_a_control_holds_is_shown_blocked_and_counts_as_what_it_holds() -> None:
+    cluster = earlier_run(ModelCluster(), BASE, Stamp("default", BASE_SHA, SOURCE))
+    hold = {c.CHANGE_POLICY_ANNOTATION: "hold"}
+    head = [app("shop", "nginx:1.28", 2, namespace="demo", annotations=hold), *BASE[1:]]
+
+    report = checked(BASE, head, cluster)
+
+    got = {item.key.display: (item.verb, item.category, item.counts_as) for item in report.objects}
+    assert got["Deployment/demo/shop"] == ("hold", Category.BLOCKED, "change")
+    [shop] = [item for item in report.objects if item.key.display == "Deployment/demo/shop"]
+    assert shop.reason.startswith("Git's changes are held")

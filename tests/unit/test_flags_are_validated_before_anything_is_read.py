@@ -62,6 +62,20 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
             id="target-namespace-twice",
         ),
         pytest.param(
+            ["--window", "deny 0 18 * * 5 for 64h in Europe/Berln"],
+            "--window: time zone 'Europe/Berln' is not known",
+            id="window-zone",
+        ),
+        pytest.param(
+            ["--quarantine-grace", "soon"],
+            "--quarantine-grace: duration 'soon' is not like 90m",
+            id="quarantine-grace",
+        ),
+        pytest.param(["--prune-policy", "keep"], "Invalid value for '--prune-policy'", id="prune"),
+        pytest.param(
+            ["--drift-policy", "ignore"], "Invalid value for '--drift-policy'", id="drift"
+        ),
+        pytest.param(
             ["--git-ssh-key-file", "/k"],
             "--git-ssh-key-file needs --git-known-hosts-file",
             id="ssh-key-without-known-hosts",
@@ -126,6 +140,17 @@ def test_repeatable_flags_are_read_from_their_variable_split_on_spaces(
 
     assert ran.code == 2
     assert "--ignore 'WebApp:/spec/image' is the WebApp's declaration" in ran.err
+
+
+def test_windows_are_read_from_their_variable_split_on_semicolons(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTCTL_WINDOW", "deny 0 18 * * 5 for 64h; allow @daily for 2h at noon")
+
+    ran = run_driftctl(["plan", *NOWHERE], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert "--window: window 'allow @daily for 2h at noon': after the duration come only" in ran.err
 
 
 def test_the_command_line_wins_over_the_environment(

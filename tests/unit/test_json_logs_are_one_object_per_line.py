@@ -100,6 +100,8 @@ def test_the_summary_counts_every_outcome_with_the_exit_code_and_duration() -> N
         "deleted": 0,
         "skipped": 0,
         "failed": 1,
+        "held": 0,
+        "orphaned": 0,
     }
 
 

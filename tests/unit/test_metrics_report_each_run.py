@@ -51,7 +51,7 @@ def test_a_successful_run_reports_its_success_revision_and_objects() -> None:
     by_outcome = {
         labels[0][1]: value
         for (name, labels), value in got.items()
-        if name.endswith("_objects") and labels
+        if name == "driftctl_last_run_objects" and labels
     }
     assert by_outcome == {
         "created": 0,
@@ -60,6 +60,8 @@ def test_a_successful_run_reports_its_success_revision_and_objects() -> None:
         "deleted": 1,
         "skipped": 0,
         "failed": 0,
+        "held": 0,
+        "orphaned": 0,
     }
 
 

@@ -37,10 +37,22 @@ from driftctl.core.notify.record import (
     recorded,
     tidings,
 )
-from driftctl.core.planning.actions import Conflict, Create, Plan, Prune, Refused, Skip, Update
+from driftctl.core.planning.actions import (
+    Conflict,
+    Create,
+    Held,
+    Orphan,
+    Plan,
+    Prune,
+    Quarantine,
+    Refused,
+    Skip,
+    Update,
+)
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
 from driftctl.pipeline.notify import Gatherer, Teller
@@ -93,6 +105,16 @@ def facts_of(*pairs: tuple[object, Outcome, str], refusals: tuple[str, ...] = ()
                      id="drift that stays: held"),
         pytest.param(Skip(SHOP, "its WebApp is being deleted"), Outcome.SKIPPED, "", [],
                      id="a skip that changes nothing: nothing"),
+        pytest.param(Held(SHOP, "suspended by ops: incident 4711", Verb.UPDATE, "suspend",
+                          (SCALED,)), Outcome.HELD, "",
+                     [("held", "update held: suspended by ops: incident 4711")],
+                     id="what a control holds: held"),
+        pytest.param(Orphan(BLOG, "not in Git; deleted, keeping its Deployment"),
+                     Outcome.ORPHANED, "",
+                     [("prune", "orphaned: not in Git; deleted, keeping its Deployment")],
+                     id="orphaned: a prune"),
+        pytest.param(Quarantine(BLOG, "scaled to zero", {}, ()), Outcome.CONFIGURED, "",
+                     [("prune", "quarantined: scaled to zero")], id="quarantined: a prune"),
     ],
 )  # fmt: skip
 def test_each_outcome_is_an_item_of_one_category(

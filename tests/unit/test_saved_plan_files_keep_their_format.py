@@ -1,14 +1,16 @@
-"""The saved-plan file format, version 1, byte for byte: a plan holding every kind of action,
-each field set, is written as the committed file, and that file reads back as the plan.
+"""The saved-plan file format, byte for byte: a plan holding every kind of action, each
+field set, is written as the committed file of the current version (2), and that file reads
+back as the plan.
 
-The committed file was written by driftctl before the format moved into one module
-(core.planning.saved_plan.file_format); a file of this version written then must still be
-read, and written the same, until the version is bumped.
+The committed version 1 file was written by driftctl before the format moved into one
+module (core.planning.saved_plan.file_format) and before the controls; a file of that
+version must still be read: it reads back as its plan, with the controls' defaults.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import typing
 from pathlib import Path
@@ -18,13 +20,18 @@ from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
     Cleanup,
+    Confirm,
     Conflict,
     Create,
     FieldRevert,
+    Held,
+    Orphan,
     OwnedDelete,
     Plan,
     Prune,
+    Quarantine,
     Refused,
+    Release,
     Replace,
     Skip,
     Unchanged,
@@ -40,10 +47,14 @@ from driftctl.core.planning.saved_plan import (
     saved_plan_json,
 )
 from driftctl.core.planning.saved_plan.file_format import NOT_SAVED, SAVED
+from driftctl.core.planning.verbs import Verb
+from driftctl.core.source.model import Place
 from driftctl.ignore_rules import IgnoreRule
+from driftctl.policies import PrunePolicy
 from driftctl.settings import Drift, MaxPrune, Policy
 
 VERSION_1 = Path(__file__).parent / "golden" / "saved-plans" / "version-1.json"
+VERSION_2 = Path(__file__).parent / "golden" / "saved-plans" / "version-2.json"
 SHA = "a" * 40
 CHANGE = FieldChange(
     "spec.replicas", "replace", 5, 3, ("kubectl-scale",), ("f:spec", "f:replicas"), "a note", 2
@@ -107,31 +118,98 @@ def every_action() -> Plan:
     )
 
 
-def written() -> str:
+HELD_KEPT = Kept("spec.replicas", "Git's changes are held (--change-policy hold)", 2, 3, "changes")
+RELEASE = (
+    {"op": "test", "path": "/metadata/uid", "value": "u3"},
+    {"op": "remove", "path": "/metadata/labels/driftctl.example.com~1instance"},
+)
+
+
+def every_action_of_version_2() -> Plan:
+    """Every action, the controls' among them, and what a plan says of its controls."""
+    older = every_action()
+    return dataclasses.replace(
+        older,
+        actions=(
+            *older.actions,
+            Held(
+                webapp("held"),
+                "suspended by ops: incident 4711",
+                Verb.UPDATE,
+                "suspend",
+                (CHANGE,),
+                (HELD_KEPT,),
+            ),
+            Orphan(
+                webapp("orph"),
+                "not declared in Git",
+                DELETE,
+                FINALIZER,
+                (Release(deployment("orph"), RELEASE),),
+            ),
+            Orphan(
+                deployment("lone"),
+                "its WebApp is gone",
+                released=(Release(deployment("lone"), RELEASE),),
+            ),
+            Quarantine(webapp("quar"), "not declared in Git since aaaaaaaaaaaa", MANIFEST, PATCH),
+            Confirm(webapp("conf"), "waits for an approval", MANIFEST, PATCH),
+        ),
+        lifted={Place("web", "new"): "inside the deny window 'deny @daily for 1h'"},
+        suspended="",
+    )
+
+
+def written(plan: Plan) -> str:
     live = LiveState.of(
         [live_object(c.KIND, "old", "u1", "5")], [live_object(c.DEPLOYMENT_KIND, "upd", "u2", "6")]
     )
     identity = PlanIdentity("default", "driftctl", "repo#apps", SHA, "web", CrdIdentity.current())
-    policy = Policy(prune=True, allow_empty=False, max_prune=MaxPrune(25, True), recreate=True)
+    policy = Policy.of(
+        prune=True,
+        allow_empty=False,
+        max_prune="25%",
+        recreate=True,
+        prune_policy="quarantine",
+        prune_propagation="foreground",
+        quarantine_grace="12h",
+        change_policy="hold",
+        drift_policy="warn",
+        window=("deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes",),
+        override_windows=True,
+    )
     rules = (IgnoreRule.parse("Deployment:/spec/replicas"),)
-    return saved_plan_json(every_action(), live, identity, policy, Drift(("kubectl",), rules))
+    return saved_plan_json(plan, live, identity, policy, Drift(("kubectl",), rules))
 
 
-def committed() -> str:
+def committed(golden: Path) -> str:
     version = json.dumps(__version__)
-    return VERSION_1.read_text().replace('"driftctl": "0.1.0"', f'"driftctl": {version}')
+    return golden.read_text().replace('"driftctl": "0.1.0"', f'"driftctl": {version}')
 
 
-def test_a_plan_is_written_as_version_1_byte_for_byte() -> None:
-    assert written() == committed()
+def test_a_plan_is_written_as_version_2_byte_for_byte() -> None:
+    assert written(every_action_of_version_2()) == committed(VERSION_2)
 
 
-def test_a_version_1_file_reads_back_as_the_plan() -> None:
-    saved = parse_saved_plan(committed(), "version-1.json")
+def test_a_version_2_file_reads_back_as_the_plan_and_its_controls() -> None:
+    saved = parse_saved_plan(committed(VERSION_2), "version-2.json")
+
+    assert saved.plan == every_action_of_version_2()
+    assert saved.policy.prune_policy is PrunePolicy.QUARANTINE
+    assert saved.policy.quarantine_grace == datetime.timedelta(hours=12)
+    assert [str(window) for window in saved.policy.windows] == [
+        "deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes"
+    ]
+    assert saved.policy.override_windows
+
+
+def test_a_version_1_file_reads_back_as_the_plan_with_the_controls_defaults() -> None:
+    saved = parse_saved_plan(committed(VERSION_1), "version-1.json")
 
     assert saved.plan == every_action()
     assert saved.bases[webapp("old")] == ("u1", "5")
     assert saved.bases[webapp("new")] is None
+    assert saved.policy == Policy(True, False, MaxPrune(25, True), True)
 
 
 def test_every_field_of_every_action_is_saved_or_left_out_on_purpose() -> None:

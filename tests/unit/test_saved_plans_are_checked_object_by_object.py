@@ -187,7 +187,7 @@ def valid_document() -> dict[str, object]:
     ("change", "reason"),
     [
         pytest.param({"format": "other"}, "not a saved driftctl plan", id="format"),
-        pytest.param({"version": 2}, "version 2 is not supported", id="version"),
+        pytest.param({"version": 3}, "version 3 is not supported", id="version"),
         pytest.param({"source": []}, "source: must be an object", id="source"),
         pytest.param({"objects": {}}, "objects: must be a list", id="objects"),
         pytest.param(

@@ -289,3 +289,66 @@ def test_a_bad_ignore_rule_in_the_annotation_is_refused_at_its_line() -> None:
         "w.yaml:6:34: WebApp/default/web: metadata.annotations[driftctl.example.com/ignore] "
         "has an ignore rule 'WebApp:/spec/image' is the WebApp's declaration in Git"
     )
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        pytest.param(
+            "driftctl.example.com/change-policy: freeze",
+            "w.yaml:6:41: WebApp/default/web: metadata.annotations"
+            "[driftctl.example.com/change-policy] must be one of apply | hold, got 'freeze'",
+            id="change-policy",
+        ),
+        pytest.param(
+            "driftctl.example.com/drift-policy: ignore",
+            "w.yaml:6:40: WebApp/default/web: metadata.annotations"
+            "[driftctl.example.com/drift-policy] must be one of correct | warn | off, got 'ignore'",
+            id="drift-policy",
+        ),
+        pytest.param(
+            "driftctl.example.com/prune-policy: keep",
+            "w.yaml:6:40: WebApp/default/web: metadata.annotations"
+            "[driftctl.example.com/prune-policy] must be one of delete | orphan | confirm | "
+            "quarantine, got 'keep'",
+            id="prune-policy",
+        ),
+        pytest.param(
+            "driftctl.example.com/suspend: incident 4711",
+            "w.yaml:6:35: WebApp/default/web: metadata.annotations[driftctl.example.com/suspend] "
+            "is set on the live WebApp with kubectl annotate, not in Git (to hold Git's changes "
+            "from Git, use driftctl.example.com/change-policy: hold)",
+            id="suspend-is-live-only",
+        ),
+        pytest.param(
+            "driftctl.example.com/removed-in: abc",
+            "w.yaml:6:38: WebApp/default/web: metadata.annotations"
+            "[driftctl.example.com/removed-in] is written by driftctl on the live WebApp; "
+            "remove it from Git",
+            id="driftctl-s-own",
+        ),
+    ],
+)
+def test_a_control_annotation_in_git_is_checked_at_its_line(annotation: str, expected: str) -> None:
+    text = f"metadata:\n  name: web\n  annotations:\n    {annotation}\n"
+    text += "spec: {image: x, replicas: 1}\n"
+
+    assert one(text) == [expected]
+
+
+def test_policy_annotations_in_git_are_kept_on_the_model() -> None:
+    text = HEAD + (
+        "metadata:\n  name: web\n  annotations:\n"
+        "    driftctl.example.com/change-policy: hold\n"
+        "    driftctl.example.com/drift-policy: warn\n"
+        "    driftctl.example.com/prune-policy: quarantine\n"
+        "spec: {image: nginx, replicas: 1}\n"
+    )
+
+    [app] = run(("w.yaml", text)).webapps
+
+    assert app.annotations == {
+        "driftctl.example.com/change-policy": "hold",
+        "driftctl.example.com/drift-policy": "warn",
+        "driftctl.example.com/prune-policy": "quarantine",
+    }

@@ -207,19 +207,14 @@ def _lease(lease: dict[str, Any] | None, ref: LeaseRef, spec: dict[str, Any]) ->
     }
     if lease is not None:
         metadata["resourceVersion"] = lease["metadata"]["resourceVersion"]
-        kept = _verified_annotations(lease)
-        if kept:
-            metadata["annotations"] = kept
+        # Every annotation stays as it is: a person's (the instance's suspension) and the
+        # record of the last revision verified alike.
+        annotations = (lease.get("metadata") or {}).get("annotations")
+        if annotations:
+            metadata["annotations"] = dict(annotations)
     return {
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",
         "metadata": metadata,
         "spec": spec,
     }
-
-
-def _verified_annotations(lease: dict[str, Any]) -> dict[str, str]:
-    """The record of the last revision verified: a write of the Lease never drops it."""
-    annotations = (lease.get("metadata") or {}).get("annotations") or {}
-    names = (c.VERIFIED_REVISION_ANNOTATION, c.VERIFIED_KEY_ANNOTATION)
-    return {name: str(annotations[name]) for name in names if name in annotations}

@@ -14,7 +14,9 @@ How an action and its outcome become items:
 | created / configured | a field another manager changed (core.planning.fights.corrector) | drift |
 | created / configured | the rest: what Git changed | applied |
 | deleted | prune, cleanup | prune |
+| orphaned / configured | orphan; quarantine, confirm (a removal started) | prune |
 | skipped | drift that stays (a replace without --recreate): `held_reason` | held |
+| held | what a control holds (a suspension, a policy, a window): `held_reason` | held |
 | failed | conflict | conflict |
 | failed | refused (the API server refused Git's object) | invalid |
 | failed | any other | error |
@@ -36,10 +38,14 @@ from dataclasses import dataclass
 from driftctl.core.planning.actions import (
     Action,
     Cleanup,
+    Confirm,
     Conflict,
     Create,
+    Held,
+    Orphan,
     Plan,
     Prune,
+    Quarantine,
     Refused,
     Skip,
     changes_of,
@@ -220,12 +226,15 @@ def items_of_action(action: Action, outcome: ObjectOutcome) -> list[Item]:
     if outcome.outcome is Outcome.FAILED:
         reason = masked_text(outcome.reason or action.reason)
         return [Item(_failure(action), subject, reason, place=place)]
+    if isinstance(action, Orphan | Quarantine | Confirm):
+        done = meaning(action.verb).past
+        return [Item(Category.PRUNE, subject, f"{done}: {action.reason}", place=place)]
     if outcome.outcome in (Outcome.CREATED, Outcome.CONFIGURED):
         return _changed(action, subject, place)
     if outcome.outcome is Outcome.DELETED and isinstance(action, Prune | Cleanup):
         done = meaning(action.verb).past
         return [Item(Category.PRUNE, subject, f"{done}: {action.reason}", place=place)]
-    if outcome.outcome is Outcome.SKIPPED and (why := held_reason(action)) is not None:
+    if outcome.outcome in (Outcome.SKIPPED, Outcome.HELD) and (why := held_reason(action)):
         return [Item(Category.HELD, subject, why, _masked(changes_of(action)), place=place)]
     return []
 
@@ -233,11 +242,14 @@ def items_of_action(action: Action, outcome: ObjectOutcome) -> list[Item]:
 def held_reason(action: Action) -> str | None:
     """Why an action is held back for a person, or None when it is not.
 
-    Today: drift that stays, because a replace needs --recreate. The actions issue 21
-    brings (a held or suspended WebApp) are added here, one `isinstance` each.
+    Drift that stays, because a replace needs --recreate; and what a control holds (a
+    suspension, a change or drift policy, a window, a removal waiting): what it would have
+    done, and why.
     """
     if isinstance(action, Skip) and action.changes:
         return action.reason
+    if isinstance(action, Held):
+        return masked_text(f"{action.would} held: {action.reason}")
     return None
 
 

@@ -30,6 +30,7 @@ from typing import ClassVar
 
 from driftctl import conventions as c
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, Operation, managers_of
+from driftctl.core.planning.controls import Hold
 from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.outcomes import Outcome
@@ -189,9 +190,89 @@ class Conflict:
     verb: ClassVar[Verb] = Verb.CONFLICT
 
 
-Action = Create | Update | Unchanged | Replace | Prune | Cleanup | Skip | Refused | Conflict
+@dataclass(frozen=True)
+class Held:
+    """What the plan would have done to an object (`would`: create, update, prune...), held by
+    a control: a suspension, a change or drift policy, a window, a removal that waits
+    (core.planning.controls). Nothing is sent; `changes` and `kept` say what stays as it is.
+    """
+
+    key: ObjectKey
+    reason: str
+    would: Verb
+    control: str  # core.planning.controls.Control: which kind of control holds it
+    changes: tuple[FieldChange, ...] = ()
+    kept: tuple[Kept, ...] = ()
+    verb: ClassVar[Verb] = Verb.HOLD
+
+
+@dataclass(frozen=True)
+class Release:
+    """A Deployment an orphaning releases: a guarded JSON Patch that removes its
+    ownerReference to the WebApp and the labels that claim it for this instance."""
+
+    key: ObjectKey
+    patch: Patch
+
+
+@dataclass(frozen=True)
+class Orphan:
+    """Absent from Git, prune policy orphan: release what it owns (`released`), then delete
+    the WebApp (`delete`, then its finalizer, with no cleanup to run). A Deployment whose
+    WebApp is already gone is only released (`delete` is None)."""
+
+    key: ObjectKey
+    reason: str
+    delete: Obj | None = None
+    finalizer_patch: Patch = ()
+    released: tuple[Release, ...] = ()
+    verb: ClassVar[Verb] = Verb.ORPHAN
+
+
+@dataclass(frozen=True)
+class Quarantine:
+    """Absent from Git, prune policy quarantine: apply `manifest`, what driftctl owns of the
+    object with the WebApp's removal recorded, or its Deployment's replicas at zero."""
+
+    key: ObjectKey
+    reason: str
+    manifest: Obj
+    patch: Patch
+    verb: ClassVar[Verb] = Verb.QUARANTINE
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """Absent from Git, prune policy confirm: apply `manifest`, what driftctl owns of the
+    WebApp with its removal recorded (the revision an approval must name)."""
+
+    key: ObjectKey
+    reason: str
+    manifest: Obj
+    patch: Patch
+    verb: ClassVar[Verb] = Verb.CONFIRM
+
+
+Action = (
+    Create
+    | Update
+    | Unchanged
+    | Replace
+    | Prune
+    | Cleanup
+    | Skip
+    | Refused
+    | Conflict
+    | Held
+    | Orphan
+    | Quarantine
+    | Confirm
+)
 Removal = Prune | Cleanup
-Quiet = Unchanged | Skip | Refused | Conflict  # write nothing: see outcome_of
+# Acted on first, each alone: what removes objects or starts their removal.
+Removing = Prune | Cleanup | Orphan | Quarantine | Confirm
+Quiet = Unchanged | Skip | Refused | Conflict | Held  # write nothing: see outcome_of
+Marking = Quarantine | Confirm  # absent from Git: an apply of what driftctl owns, marked
 
 
 @dataclass(frozen=True)
@@ -208,14 +289,14 @@ Chain = tuple[Step, ...]  # steps of one WebApp, carried out in order
 
 def patch_of(action: Action) -> Patch:
     """The patch from the live object to the result (empty where nothing is applied)."""
-    if isinstance(action, Create | Update | Replace):
+    if isinstance(action, Create | Update | Replace | Quarantine | Confirm):
         return action.patch
     return ()
 
 
 def changes_of(action: Action) -> tuple[FieldChange, ...]:
-    """The field changes an action makes, or would make (a blocked replace)."""
-    if isinstance(action, Update | Replace | Skip):
+    """The field changes an action makes, or would make (a blocked replace, a held one)."""
+    if isinstance(action, Update | Replace | Skip | Held):
         return action.changes
     return ()
 
@@ -232,8 +313,8 @@ def outcome_of(action: Action) -> Outcome:
 
 
 def kept_of(action: Action) -> tuple[Kept, ...]:
-    """Ignored fields that differ from Git and stay as the cluster has them."""
-    return action.kept if isinstance(action, Update | Unchanged) else ()
+    """Fields that differ from Git and stay as the cluster has them: ignored, or held."""
+    return action.kept if isinstance(action, Update | Unchanged | Held) else ()
 
 
 def foreign_of(action: Action) -> tuple[Foreign, ...]:
@@ -285,13 +366,21 @@ DryRunResult = Obj | DryRunError | None  # None: the server created it and sent 
 
 @dataclass(frozen=True)
 class Preparation:
-    """The plan so far: decided actions and candidates, in the order of the plan."""
+    """The plan so far: decided actions and candidates, in the order of the plan.
+
+    `holds`: objects a control holds whatever their action turns out to be (a suspension,
+    both of a WebApp's changes and drift held); `lifted`: the windows this run goes through;
+    `suspended`: why the instance is suspended.
+    """
 
     entries: tuple[Entry, ...]
     declared: tuple[ObjectKey, ...]
     refusals: tuple[str, ...]
     revision: str
     manager: str
+    holds: Mapping[ObjectKey, Hold] = field(default_factory=dict)
+    lifted: Mapping[Place, str] = field(default_factory=dict)
+    suspended: str = ""  # why the whole instance is suspended ("": it is not)
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -316,6 +405,12 @@ class Plan:
     declared: tuple[ObjectKey, ...] = ()  # WebApps whose status a run writes
     refusals: tuple[str, ...] = ()
     revision: str = ""
+    # The windows this run goes through (--override-windows), per WebApp: its Event says so.
+    lifted: Mapping[Place, str] = field(default_factory=dict)
+    suspended: str = ""  # why the whole instance is suspended: nothing is written ("": not)
+    # Objects a control holds whole (a suspension...), whatever their action: a suspended
+    # WebApp's status says so even when nothing of it would change.
+    holds: Mapping[ObjectKey, Hold] = field(default_factory=dict)
 
     @property
     def stages(self) -> tuple[tuple[Chain, ...], ...]:
@@ -324,10 +419,10 @@ class Plan:
         Each stage finishes before the next starts (a WebApp cleaned up and created again
         is gone before it is created); the chains inside a stage are independent.
         """
-        removals = tuple((a,) for a in self.actions if isinstance(a, Prune | Cleanup))
+        removals = tuple((a,) for a in self.actions if isinstance(a, Removing))
         chains: dict[Place, list[Step]] = {}
         for action in self.actions:
-            if not isinstance(action, Prune | Cleanup):
+            if not isinstance(action, Removing):
                 chains.setdefault(action.key.place, []).append(action)
         for key in self.declared:
             chains.setdefault(key.place, []).append(WriteStatus(key))
@@ -345,9 +440,10 @@ class Plan:
     @property
     def differs(self) -> bool:
         """Whether the cluster differs from Git (plan's exit code 1): a change to make, drift
-        that this run's flags leave in place (a replace without --recreate), or a conflict."""
+        that this run's flags leave in place (a replace without --recreate), what a control
+        holds, or a conflict."""
         return self.has_changes or any(
-            changes_of(action) or isinstance(action, Conflict) for action in self.actions
+            changes_of(action) or isinstance(action, Conflict | Held) for action in self.actions
         )
 
 

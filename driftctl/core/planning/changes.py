@@ -131,12 +131,16 @@ class Kept:
     """A field that differs from Git and stays as the cluster has it, and why.
 
     `git` is None when Git does not declare the field (a field set outside Git, ignored).
+    `held` names the control (core.planning.controls.Control) when a control holds it (Git
+    changed it and changes are held; drift is held): a difference the run reports, unlike
+    an ignored field, which is not drift.
     """
 
     path: str
     reason: str
     live: Any
     git: Any = None
+    held: str = ""
 
 
 @dataclass(frozen=True)

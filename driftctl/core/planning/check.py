@@ -7,10 +7,12 @@ Each object it would change (or cannot change) gets one category:
 |-----------|------------------------------------------------------------------------------|
 | `change`  | the pull request introduces it: the plan at base would not do it             |
 | `drift`   | already in the cluster: the plan at base does exactly the same               |
-| `prune`   | deleted (a WebApp through its finalizer, or an orphaned Deployment)          |
+| `prune`   | deleted (a WebApp through its finalizer, or an orphaned Deployment), or on   |
+|           | its way out under its prune policy (orphan, quarantine, confirm)             |
 | `replace` | an immutable field differs: deleted and created again (`--recreate`)         |
 | `blocked` | nothing is done: a guard refused it, the API server refused its dry-run, a  |
-|           | replace without `--recreate`, a deletion already in progress                 |
+|           | replace without `--recreate`, a deletion already in progress, or a control   |
+|           | holds it (a suspension, a change or drift policy, a window: `hold`)          |
 
 `change` and `drift` are told apart by comparing with the plan at base computed against
 the same live state, field by field: a field the plan at base changes to the same value
@@ -20,8 +22,9 @@ and blocked objects also say whether the pull request introduces them.
 
 Every object also counts under one `--fail-on` name (`counts_as`): its category, except
 that a blocked object counts as what it was blocked from doing (a prune, a replace, or
-a change or drift). driftctl's revision and source annotations are left out of every
-comparison and every report: they change with every commit.
+a change or drift; a held one as what it holds). driftctl's revision and source
+annotations are left out of every comparison and every report: they change with every
+commit.
 """
 
 from __future__ import annotations
@@ -36,11 +39,16 @@ from driftctl.core.planning.actions import (
     Action,
     Candidate,
     Cleanup,
+    Confirm,
     Create,
     DryRunResult,
+    Held,
+    Orphan,
     Plan,
     Prune,
+    Quarantine,
     Refused,
+    Removing,
     Replace,
     Unchanged,
     changes_of,
@@ -160,7 +168,12 @@ def _counterpart(action: Action, candidates: list[Action]) -> Action | None:
 
 
 def _removes(action: Action) -> bool:
-    return isinstance(action, Prune | Cleanup)
+    if isinstance(action, Held):
+        return action.would in _REMOVING
+    return isinstance(action, Removing)
+
+
+_REMOVING = frozenset({Verb.PRUNE, Verb.CLEANUP, Verb.ORPHAN, Verb.QUARANTINE, Verb.CONFIRM})
 
 
 def _checked(
@@ -196,6 +209,8 @@ def _fields(action: Action, earlier: Action | None) -> tuple[CheckedField, ...]:
 def _changes(action: Action) -> tuple[FieldChange, ...]:
     if isinstance(action, Create):
         return created_fields(action.manifest)
+    if isinstance(action, Held) and not action.changes:  # what it holds: its held fields
+        return tuple(FieldChange.of(k.path, k.live, k.git) for k in action.kept if k.held)
     return shown(changes_of(action))
 
 
@@ -204,7 +219,7 @@ def _identity(change: FieldChange) -> tuple[str, str, str]:
 
 
 def _category(action: Action, introduced: bool) -> Category:
-    if isinstance(action, Prune):
+    if isinstance(action, Prune | Orphan | Quarantine | Confirm):
         return Category.PRUNE
     if isinstance(action, Replace):
         return Category.REPLACE
@@ -218,11 +233,22 @@ def _counts_as(
 ) -> str:
     if category is not Category.BLOCKED:
         return str(category)
+    if isinstance(action, Held):
+        return _held_counts_as(action, introduced)
     key = action.key
     if ObjectKey(c.KIND, key.namespace, key.name) not in declared:
         return str(Category.PRUNE)  # Git no longer declares it: a prune a guard refused
     if changes_of(action):
         return str(Category.REPLACE)  # an immutable field differs, --recreate not given
+    return str(Category.CHANGE if introduced else Category.DRIFT)
+
+
+def _held_counts_as(action: Held, introduced: bool) -> str:
+    """What a control holds counts as what it holds."""
+    if action.would in _REMOVING:
+        return str(Category.PRUNE)
+    if action.would is Verb.REPLACE:
+        return str(Category.REPLACE)
     return str(Category.CHANGE if introduced else Category.DRIFT)
 
 

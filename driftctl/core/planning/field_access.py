@@ -106,3 +106,42 @@ def with_value(doc: Obj, path: FieldPath, present: bool, value: Any) -> Obj:
     elif isinstance(node, list):
         node.append(json.loads(json.dumps(value)))
     return out
+
+
+def subset(doc: Obj, paths: Iterable[FieldPath]) -> Obj:
+    """A new object holding only the fields of `doc` at `paths`, with their values: maps,
+    keyed list items and set members are made as the paths need them. What a manager owns
+    (its managedFields), as an object again, to apply it unchanged beside a new field."""
+    out: Obj = {}
+    for path in sorted(paths):
+        present, value = value_at(doc, path)
+        if present and path:
+            _put(out, path, value)
+    return out
+
+
+def _put(node: Any, path: FieldPath, value: Any) -> None:
+    head, rest = path[0], path[1:]
+    copied = json.loads(json.dumps(value))
+    if head.startswith("f:") and isinstance(node, dict):
+        key = head[2:]
+        if not rest:
+            node[key] = copied
+            return
+        if key not in node:
+            node[key] = [] if rest[0][:2] in ("k:", "v:") else {}
+        _put(node[key], rest, value)
+    elif head.startswith("k:") and isinstance(node, list):
+        found = _step(node, head)
+        if found is None:
+            node.append(json.loads(head[2:]) if rest else copied)
+            if rest:
+                _put(node[-1], rest, value)
+        elif rest:
+            _put(found[0], rest, value)
+        else:
+            node[int(found[1])] = copied
+    elif head.startswith("v:") and isinstance(node, list):
+        member = json.loads(head[2:])
+        if member not in node:
+            node.append(member)

@@ -41,11 +41,14 @@ def prune_disabled(obj: Obj) -> bool:
     return annotations_of(obj).get(c.PRUNE_ANNOTATION) == c.PRUNE_DISABLED
 
 
-def delete_body(obj: Obj, *, with_resource_version: bool = True) -> Obj:
+def delete_body(
+    obj: Obj, *, with_resource_version: bool = True, propagation: str = "Background"
+) -> Obj:
     """DeleteOptions that only delete the object that was read: uid (and version) preconditions.
 
     Cleanup deletes owned Deployments with the uid alone: their status is rewritten by
-    the Deployment controller all the time, and their owner is going anyway.
+    the Deployment controller all the time, and their owner is going anyway. `propagation`
+    is --prune-propagation's (Background or Foreground).
     """
     meta = metadata(obj)
     preconditions = {"uid": str(meta.get("uid", ""))}
@@ -55,7 +58,7 @@ def delete_body(obj: Obj, *, with_resource_version: bool = True) -> Obj:
         "apiVersion": "v1",
         "kind": "DeleteOptions",
         "preconditions": preconditions,
-        "propagationPolicy": "Background",
+        "propagationPolicy": propagation,
     }
 
 

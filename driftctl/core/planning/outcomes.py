@@ -26,6 +26,8 @@ class Outcome(enum.StrEnum):
     DELETED = "deleted"
     SKIPPED = "skipped"
     FAILED = "failed"
+    HELD = "held"  # a control held what the plan would have done (a success, not a failure)
+    ORPHANED = "orphaned"  # deleted from Git's side, its Deployment released and kept
 
 
 class RolloutState(enum.StrEnum):
@@ -62,6 +64,8 @@ class ApplyReport:
     # of WebApps and Deployments sees, so `watch` looks at these again.
     rolling: frozenset[ObjectKey] = frozenset()
     waited: frozenset[ObjectKey] | None = None  # apply --wait: the WebApps waited for
+    held: tuple[tuple[str, int], ...] = ()  # objects held, by control (core.planning.controls)
+    suspended: str = ""  # why the whole instance is suspended ("": it is not)
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for item in self.outcomes if item.outcome is outcome)

@@ -3,7 +3,9 @@
 Drift is every difference from Git, so a field Git does not declare is drift when a person
 set it: when an *override manager* (the kubectl family by default, `--override-manager`)
 owns it in `managedFields`. Fields of other managers (controllers, webhooks, ignored
-managers) are theirs and left alone. Pure.
+managers) are theirs and left alone. The annotations a person sets with kubectl to ask
+driftctl for something (a suspension, a prune approval, the prune opt-out) are requests,
+not drift: never reverted. Pure.
 
 Why a JSON Patch and not server-side apply (checked on kube-apiserver v1.37.2):
 - an apply never removes a field another manager owns, not even one sent as `null`, and an
@@ -29,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from driftctl import conventions as c
 from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.changes import Foreign, Kept, Operation
@@ -139,6 +142,13 @@ class _Owned:
 # Labels and annotations are named key by key, never as a whole map.
 _KEYED_MAPS = frozenset({"f:labels", "f:annotations"})
 
+# What a person sets on a live object to ask driftctl for something, with kubectl annotate:
+# never drift, never reverted, and never shown as another's field either.
+LIVE_CONTROLS = frozenset(
+    ("f:metadata", "f:annotations", f"f:{key}")
+    for key in (c.SUSPEND_ANNOTATION, c.APPROVE_PRUNE_ANNOTATION, c.PRUNE_ANNOTATION)
+)
+
 
 def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> list[fs.FieldPath]:
     """The top-most of `nodes` present in `live` that `blocking` does not block."""
@@ -146,6 +156,7 @@ def _top_free(live: Obj, nodes: frozenset[fs.FieldPath], blocking: _Owned) -> li
         node
         for node in nodes
         if node[-1] not in _KEYED_MAPS
+        and node not in LIVE_CONTROLS
         and not blocking.blocks(node)
         and field_access.locate(live, node)
     }

@@ -43,6 +43,13 @@ One WebApp at a time (`driftctl watch`): with `focus`, only the WebApps at those
 whole desired set and the whole live state, so a prune that `apply` would refuse (an
 empty Git, more than --max-prune going) is refused one WebApp at a time too.
 
+Controls (core.planning.controls, against the run's `Situation`: its time, the instance's
+suspension): before anything else, each WebApp's controls are decided. Git's changes held:
+it is planned as Git last declared it; drift held or off: its drift is followed as ignored
+fields are; a suspension: it is planned as usual, and in `finish` every write of it becomes
+`Held` (core.planning.holding). A WebApp Git no longer declares goes as its prune policy
+says (core.planning.pending), unless a suspension or a window holds it.
+
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
 (core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
 those become a guarded revert that is dry-run beside the apply. Objects of another owner
@@ -54,7 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.planning import field_access, fights, ignoring, owners
@@ -77,18 +84,45 @@ from driftctl.core.planning.actions import (
     Unchanged,
     Update,
     WriteStatus,
+    is_changing,
 )
-from driftctl.core.planning.changes import field_changes, patch_between
+from driftctl.core.planning.changes import Kept, field_changes, patch_between
+from driftctl.core.planning.controls import (
+    TIMELESS,
+    AppControls,
+    Hold,
+    Situation,
+    instance_hold,
+    of_declared,
+)
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
 from driftctl.core.planning.guards import delete_body
+from driftctl.core.planning.holding import (
+    HeldChanges,
+    Leave,
+    controlled,
+    drift_hold,
+    drift_left,
+    held_declaration,
+    held_stamp,
+    last_applied,
+    marked,
+)
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import equal
-from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
+from driftctl.core.planning.objects import (
+    Obj,
+    ObjectKey,
+    annotations_of,
+    is_terminating,
+    key_of,
+    uid,
+)
 from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
-from driftctl.core.planning.removals import cleanup, plan_removals
+from driftctl.core.planning.removals import Going, cleanup, plan_removals
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
@@ -98,12 +132,25 @@ ADOPTED = "adopted: made without an instance label, declared in Git"
 
 @dataclass(frozen=True)
 class _Run:
-    """What every decision of one plan reads: the stamp, the flags, the field manager."""
+    """What every decision of one plan reads: the stamp, the flags, the field manager, and
+    what the controls are decided against (the time, the instance's suspension)."""
 
     stamp: Stamp
     policy: Policy
     drift: Drift
     manager: str
+    situation: Situation = TIMELESS
+
+
+@dataclass
+class _Planned:
+    """One WebApp's entries: its removals (a pending cleanup) and applies, and what the
+    controls hold whatever the entries turn out to be."""
+
+    removals: list[Entry]
+    applies: list[Entry]
+    holds: dict[ObjectKey, Hold] = field(default_factory=dict)
+    lifted: str = ""
 
 
 def prepare(
@@ -116,10 +163,11 @@ def prepare(
     drift: Drift | None = None,
     shard: Shard = WHOLE,
     focus: frozenset[Place] | None = None,
+    situation: Situation = TIMELESS,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
     the server; with `focus`, only for the WebApps at those places (module docstring)."""
-    run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
+    run = _Run(stamp, policy or Policy(), drift or Drift(), manager, situation)
     mine = sorted(
         (
             app
@@ -131,23 +179,36 @@ def prepare(
     view = live.within(shard)
     removals: list[Entry] = []
     applies: list[Entry] = []
+    holds: dict[ObjectKey, Hold] = {}
+    lifted: dict[Place, str] = {}
     for app in mine:
-        before, during = _plan_app(app, view, run)
-        removals += before
-        applies += during
+        planned = _plan_app(app, view, run)
+        removals += planned.removals
+        applies += planned.applies
+        holds |= planned.holds
+        if planned.lifted:
+            lifted[app.place] = planned.lifted
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
-    pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
+    going = Going(stamp.instance, run.policy, manager, stamp.revision, situation)
+    pruned = plan_removals(desired, view, going, focus)
+    lifted |= pruned.lifted
     conflicts = {entry.key for entry in applies if isinstance(entry, Conflict)}
     declared = tuple(
         key for key in (ObjectKey(c.KIND, *app.place) for app in mine) if key not in conflicts
     )
+    suspended = instance_hold(situation)
+    if suspended is not None:
+        declared = ()  # a suspended instance writes nothing at all, statuses included
     return Preparation(
-        tuple(_ordered([*removals, *pruned]) + applies),
+        tuple(_ordered([*removals, *pruned.actions]) + applies),
         declared,
-        refusals,
+        pruned.refusals,
         stamp.revision,
         manager,
+        holds,
+        lifted,
+        suspended.reason if suspended is not None else "",
     )
 
 
@@ -158,56 +219,133 @@ def _ordered(entries: list[Entry]) -> list[Entry]:
     )
 
 
-def _plan_app(app: WebApp, state: LiveState, run: _Run) -> tuple[list[Entry], list[Entry]]:
-    """(removals, applies) for one desired WebApp, by the finalizer table of its live copy."""
-    manifest = webapp_manifest(app, run.stamp)
+def _plan_app(app: WebApp, state: LiveState, run: _Run) -> _Planned:
+    """One desired WebApp's entries, by the finalizer table of its live copy, and what its
+    controls hold (core.planning.controls, core.planning.holding)."""
     live = state.webapps.get(app.place)
     found = state.unowned_webapps.get(app.place) if live is None else None
+    keys = (ObjectKey(c.KIND, *app.place), _deployment_key(app))
     if found is not None:
         conflict = owners.webapp_conflict(found, run.stamp.instance)
         if conflict is not None:
             theirs = f"its WebApp {c.object_ref(c.KIND, *app.place)} is another instance's"
-            return [], [Conflict(key_of(manifest), conflict), Skip(_deployment_key(app), theirs)]
+            return _Planned([], [Conflict(keys[0], conflict), Skip(keys[1], theirs)])
         live = found
+    controls = of_declared(app, live, run.policy, run.situation)
+    planned = _plan_controlled(app, live, state, run, controls, adopted=found is not None)
+    whole = controls.whole
+    if whole is not None:
+        planned.holds |= dict.fromkeys(keys, whole)
+    planned.lifted = controls.lifted
+    return planned
+
+
+def _plan_controlled(
+    app: WebApp,
+    live: Obj | None,
+    state: LiveState,
+    run: _Run,
+    controls: AppControls,
+    *,
+    adopted: bool,
+) -> _Planned:
+    """The entries of one desired WebApp whose live WebApp (if any) is `live`."""
+    keys = (ObjectKey(c.KIND, *app.place), _deployment_key(app))
     live_dep = state.deployments.get(app.place) or state.unowned_deployments.get(app.place)
+    drifted = drift_hold(controls)
     if live is None:
-        return [], [
+        manifest = webapp_manifest(app, run.stamp)
+        entries: list[Entry] = [
             Candidate(key_of(manifest), manifest, None),
             _awaiting_owner(app, live_dep, run),
         ]
+        created = controls.changes
+        return _Planned([], entries, dict.fromkeys(keys, created) if created else {})
     step = finalizer_step(live)
+    if step is FinalizerStep.NOTHING:
+        why = "being deleted without driftctl's finalizer; the next run creates it again"
+        return _Planned([], [Skip(keys[0], why), Skip(keys[1], "its WebApp is being deleted")])
+    held = HeldChanges()
+    if controls.changes is not None:  # planned as Git last declared it (core.planning.holding)
+        git = app
+        app = held_declaration(live, app, run.manager)
+        run = replace(run, stamp=held_stamp(run.stamp, live))
+        held = HeldChanges.of(git, app, uid(live), run.stamp, controls.changes)
+    manifest = webapp_manifest(app, run.stamp)
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
-        return [cleanup(live, state, again)], [recreate, _awaiting_owner(app, None, run)]
-    if step is FinalizerStep.NOTHING:
-        why = "being deleted without driftctl's finalizer; the next run creates it again"
-        return [], [
-            Skip(key_of(manifest), why),
-            Skip(_deployment_key(app), "its WebApp is being deleted"),
-        ]
-    return [], [
-        _webapp_entry(manifest, live, app, run, adopted=found is not None),
-        _deployment_entry(app, live, live_dep, state, run),
-    ]
+        return _Planned(
+            [cleanup(live, state, again, run.policy.propagation)],
+            [recreate, _awaiting_owner(app, None, run)],
+            dict.fromkeys(keys, drifted) if drifted else {},
+        )
+    leave = Leave.of(controls)
+    webapp = _webapp_entry(manifest, live, app, run, adopted=adopted, leave=leave, held=held.webapp)
+    deployment = _deployment_entry(
+        app, live, live_dep, state, run, leave=leave, held=held.deployment
+    )
+    holds = {}
+    if drifted is not None and (_is_create(deployment) or isinstance(deployment, Replace | Skip)):
+        holds[keys[1]] = drifted  # deleted, or its selector changed, in the cluster: drift
+    return _Planned([], [webapp, deployment], holds)
+
+
+def _is_create(entry: Entry) -> bool:
+    return isinstance(entry, Candidate) and entry.live is None
 
 
 def _deployment_key(app: WebApp) -> ObjectKey:
     return ObjectKey(c.DEPLOYMENT_KIND, app.namespace, app.name)
 
 
-def _webapp_entry(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: bool) -> Entry:
+def _webapp_entry(
+    manifest: Obj,
+    live: Obj,
+    app: WebApp,
+    run: _Run,
+    *,
+    adopted: bool,
+    leave: Leave | None,
+    held: tuple[Kept, ...],
+) -> Entry:
     rules = (*run.drift.ignore, *app.ignore)
     ignored = ignoring.ignored_fields(live, manifest, rules, run.drift, run.manager)
-    reason = ADOPTED if adopted else ""
+    reason = ADOPTED if adopted else _restored(live)
     record = fights.record_of(live)
+    previous = manifest  # the WebApp is Git's declaration: what it keeps is never Git's change
+    if leave is not None:  # but drift left as it is: Git as last applied tells Git's changes
+        applied = last_applied(live, app, run.manager)
+        previous = webapp_manifest(applied, held_stamp(run.stamp, live))
     return _apply_entry(
-        manifest, live, run, ignored=ignored, previous=manifest, record=record, reason=reason
+        manifest,
+        live,
+        run,
+        ignored=ignored,
+        previous=previous,
+        record=record,
+        reason=reason,
+        leave=leave,
+        held=held,
     )
 
 
+def _restored(live: Obj) -> str:
+    """Why a WebApp whose removal was pending (confirm, quarantine) changes: it is back."""
+    if c.REMOVED_IN_ANNOTATION in annotations_of(live):
+        return "back in Git: its pending removal is dropped"
+    return ""
+
+
 def _deployment_entry(
-    app: WebApp, owner: Obj, live: Obj | None, state: LiveState, run: _Run
+    app: WebApp,
+    owner: Obj,
+    live: Obj | None,
+    state: LiveState,
+    run: _Run,
+    *,
+    leave: Leave | None,
+    held: tuple[Kept, ...],
 ) -> Entry:
     manifest = build_deployment(app, run.stamp.instance, uid(owner))
     key = key_of(manifest)
@@ -228,11 +366,22 @@ def _deployment_entry(
         live, manifest, rules, run.drift, run.manager, autoscaler=scaler
     )
     before = manifest
-    if ignored:  # Git as last applied tells whether Git changed an ignored field
+    if ignored or leave is not None:  # Git as last applied tells whether Git changed a field
         previous = ignoring.previous_declaration(owner, app, run.manager)
         before = build_deployment(previous, run.stamp.instance, uid(owner))
     record = fights.record_of(owner)
-    return _apply_entry(manifest, live, run, ignored=ignored, previous=before, record=record)
+    reason = _restored(owner)
+    return _apply_entry(
+        manifest,
+        live,
+        run,
+        ignored=ignored,
+        previous=before,
+        record=record,
+        reason=reason,
+        leave=leave,
+        held=held,
+    )
 
 
 def _apply_entry(
@@ -244,19 +393,36 @@ def _apply_entry(
     previous: Obj,
     record: fights.Record,
     reason: str = "",
+    leave: Leave | None = None,
+    held: tuple[Kept, ...] = (),
 ) -> Entry:
-    """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
-    followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
-    outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
+    """Unchanged when nothing can change; else a candidate for the server's dry-runs.
+
+    `leave`: drift stays as the cluster has it (core.planning.holding.drift_left); `held`:
+    Git's changes a hold keeps out, reported beside what the object keeps.
+    """
+    followed_fields, outside_fields = ignored, ignored
+    if leave is not None:
+        followed_fields = (*ignored, *drift_left(manifest, ignored, leave.reason))
+        outside_fields = (*ignored, ((), leave.reason))
+    followed = ignoring.follow(manifest, live, followed_fields, previous, run.manager)
+    outside = outside_git(live, followed.manifest, run.drift, run.manager, outside_fields)
     revert = _revert(live, outside)
     check = needs_server_check(followed.manifest, live, run.manager)
-    kept = followed.kept + outside.kept
+    followed_paths = {each.path for each in followed.kept}  # a field is kept once
+    kept = followed.kept + tuple(k for k in outside.kept if k.path not in followed_paths)
+    if leave is not None:
+        kept = marked(kept, leave.reason, leave.control)
+    kept += held
     key = key_of(manifest)
     if not check and revert is None:
         return Unchanged(key, kept=kept, foreign=outside.foreign)
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
-    notes = FieldNotes(kept, outside.foreign, followed.applied, corrections, reason)
+    applied = followed.applied
+    if leave is not None:  # a field Git changed is simply applied, drift left or not
+        applied = tuple(each for each in applied if not each[1].startswith(leave.reason))
+    notes = FieldNotes(kept, outside.foreign, applied, corrections, reason)
     return Candidate(key, followed.manifest, live, revert, check, notes)
 
 
@@ -339,11 +505,18 @@ def finish(
         else entry
         for entry in preparation.entries
     )
+    held = tuple(
+        controlled(action, preparation.holds) for action in _without_refused_owners(actions)
+    )
+    writing = {action.key.place for action in held if is_changing(action)}
     return Plan(
-        _without_refused_owners(actions),
+        held,
         preparation.declared,
         preparation.refusals,
         preparation.revision,
+        {place: note for place, note in preparation.lifted.items() if place in writing},
+        preparation.suspended,
+        preparation.holds,
     )
 
 

@@ -18,9 +18,11 @@ the WebApp's revision annotation, kept otherwise, so they equal lastAppliedRevis
 when what runs was verified (a later run without --verify leaves them behind).
 
 From the plan (`StatusFacts`): `ignoredFields`, the fields of the WebApp and its Deployment
-that differ from Git and are kept (an autoscaler's replicas, ignore rules), and
-`corrections`, the bounded record of drift reverted (core.planning.fights). While an
-autoscaler keeps the replicas, readiness counts the Deployment's replicas, not Git's.
+that differ from Git and are kept (an autoscaler's replicas, ignore rules, and what a
+control holds: drift under warn, Git's changes under hold), and `corrections`, the bounded
+record of drift reverted (core.planning.fights). While an autoscaler keeps the replicas,
+readiness counts the Deployment's replicas, not Git's. While a control holds something,
+the condition `Held` says what and why; a suspended WebApp's status records only that.
 
 Readiness is the rollout's (core.planning.rollout): Ready only once every desired pod runs
 the latest template and is available, with no old pod left; `Reconciling` with the figures
@@ -53,6 +55,8 @@ from driftctl.core.planning.actions import (
     kept_of,
 )
 from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.controls import Control
+from driftctl.core.planning.holding import Summary, held_summary
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
 from driftctl.core.planning.outcomes import RolloutState
@@ -68,8 +72,9 @@ KEPT_REPLICAS = (c.DEPLOYMENT_KIND, "spec.replicas")
 
 @dataclass(frozen=True)
 class StatusFacts:
-    """What the plan tells a WebApp's status: fields kept (kind, field, why) and the
-    corrections this run made (kind, change)."""
+    """What the plan tells a WebApp's status: fields kept (kind, field, why), the
+    corrections this run made (kind, change), and what a control holds (`held`; `frozen`:
+    the WebApp is suspended, so its status records that and nothing else changes)."""
 
     ignored: tuple[tuple[str, str, str], ...] = ()
     corrected: tuple[tuple[str, FieldChange], ...] = ()
@@ -78,6 +83,8 @@ class StatusFacts:
     # rollout completes, the WebApp's revision is serving.
     current: bool = True
     verified: tuple[str, str] | None = None  # this run's revision and the key that signed it
+    held: Summary | None = None
+    frozen: bool = False
 
 
 def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
@@ -104,7 +111,37 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
         )
         and deployment not in failed
     )
-    return StatusFacts(ignored, corrected, conflict, current=current)
+    held = held_summary(actions)
+    suspended = plan.holds.get(webapp)
+    if suspended is not None and suspended.control is Control.SUSPEND:
+        held = held or Summary(Control.SUSPEND, f"{webapp.display}: {suspended.reason}")
+    frozen = held is not None and held.control is Control.SUSPEND
+    return StatusFacts(ignored, corrected, conflict, current=current, held=held, frozen=frozen)
+
+
+HELD = "Held"  # the condition present while a control holds something of the WebApp
+
+
+def held_condition(webapp: Obj) -> str | None:
+    """The message of a live WebApp's Held condition, or None when it has none."""
+    for condition in (webapp.get("status") or {}).get("conditions") or []:
+        if isinstance(condition, dict) and condition.get("type") == HELD:
+            return str(condition.get("message", ""))
+    return None
+
+
+def _held(held: Summary, generation: int, previous: list[Obj], now: str) -> Obj:
+    return {
+        "type": HELD,
+        "status": "True",
+        "reason": held.reason,
+        "message": held.message[:_MESSAGE_LIMIT],
+        "observedGeneration": generation,
+        "lastTransitionTime": _since(previous, HELD, "True", now),
+    }
+
+
+_MESSAGE_LIMIT = 32768  # the schema's maxLength of a condition message
 
 
 @dataclass(frozen=True)
@@ -242,16 +279,21 @@ def webapp_status(
     """The status driftctl reports for `webapp`, given its (live or applied) Deployment and,
     when they were read (`reads_pods`), the Pods of its new ReplicaSet."""
     facts = facts or StatusFacts()
-    scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
-    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict, pods=pods)
     generation = int(metadata(webapp).get("generation", 0))
     previous = webapp.get("status") or {}
+    if facts.frozen and facts.held is not None:
+        return _frozen(previous, facts.held, generation, api_time(now))
+    scaled = any((kind, field) == KEPT_REPLICAS for kind, field, _why in facts.ignored)
+    state = health(webapp, deployment, scaled=scaled, conflict=facts.conflict, pods=pods)
     revision = annotations_of(webapp).get(c.REVISION_ANNOTATION)
+    found = conditions(state, generation, _list(previous), api_time(now))
+    if facts.held is not None:
+        found.append(_held(facts.held, generation, _list(previous), api_time(now)))
     status: Obj = {
         "available_replicas": state.available,
         "ready": state.ready,
         "observedGeneration": generation,
-        "conditions": conditions(state, generation, _list(previous), api_time(now)),
+        "conditions": found,
         "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
         **_verified(revision, facts.verified, previous),
     }
@@ -286,6 +328,14 @@ def _serving(
             out["images"] = [{"image": i.image, "digests": list(i.digests)} for i in images]
             out["mixedDigests"] = any(len(each.digests) > 1 for each in images)
     return out
+
+
+def _frozen(previous: Obj, held: Summary, generation: int, now: str) -> Obj:
+    """A suspended WebApp's status: as it was, its Held condition saying why."""
+    kept = {key: previous[key] for key in STATUS_FIELDS if key in previous}
+    others = [each for each in _list(previous) if each.get("type") != HELD]
+    kept["conditions"] = [*others, _held(held, generation, _list(previous), now)]
+    return kept
 
 
 _VERIFIED_FIELDS = ("lastVerifiedRevision", "lastVerifiedKey")

@@ -37,6 +37,10 @@ class Verb(enum.StrEnum):
     REPLACE = "replace"  # an immutable field differs: delete and create again
     SKIP = "skip"  # nothing will be done, for the reason given
     CONFLICT = "conflict"  # another owner's object: never written; apply fails it
+    HOLD = "hold"  # a write a control holds (a suspension, a policy, a window), and why
+    ORPHAN = "orphan"  # absent from Git: the WebApp goes, its Deployment stays, released
+    QUARANTINE = "quarantine"  # absent from Git: scaled to zero; pruned after a grace period
+    CONFIRM = "confirm"  # absent from Git: its removal recorded; pruned once approved
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,15 @@ MEANINGS: dict[Verb, Meaning] = {
     Verb.PRUNE: Meaning("-", "red", writes=True, outcome=Outcome.DELETED,
                         counted="{} to prune", always_counted=True,
                         event="Pruned", past="pruned"),
+    Verb.ORPHAN: Meaning("-", "red", writes=True, outcome=Outcome.ORPHANED,
+                         counted="{} to orphan",
+                         event="Orphaned", past="orphaned"),
+    Verb.QUARANTINE: Meaning("-0", "yellow", writes=True, outcome=Outcome.CONFIGURED,
+                             counted="{} to quarantine",
+                             event="Quarantined", past="quarantined"),
+    Verb.CONFIRM: Meaning("?", "yellow", writes=True, outcome=Outcome.CONFIGURED,
+                          counted="{} to confirm",
+                          event="PruneWaiting", past="marked for removal"),
     Verb.REPLACE: Meaning("-/+", "red", writes=True, outcome=Outcome.CONFIGURED,
                           counted="{} to replace",
                           event="Updated", past="replaced"),
@@ -75,6 +88,8 @@ MEANINGS: dict[Verb, Meaning] = {
                           event="CleanedUp", past="cleaned up"),
     Verb.UNCHANGED: Meaning("=", "dim", writes=False, outcome=Outcome.UNCHANGED,
                             counted="{} unchanged", always_counted=True),
+    Verb.HOLD: Meaning("||", "cyan", writes=False, outcome=Outcome.HELD,
+                       counted="{} held"),
     Verb.SKIP: Meaning("!", "cyan", writes=False, outcome=Outcome.SKIPPED,
                        counted="{} skipped", warns=True),
     Verb.CONFLICT: Meaning("x", "red", writes=False, outcome=Outcome.FAILED,

@@ -1,7 +1,8 @@
 """Documents to validated WebApps, or every problem with them at once.
 
 Each document is checked for its kind, its metadata (Kubernetes naming rules, label and
-annotation syntax, no keys driftctl sets itself) and its spec against the CRD's own
+annotation syntax, no keys driftctl sets itself or that belong on the live object alone,
+the values of the control annotations: driftctl.policies) and its spec against the CRD's own
 schema, so what passes here passes the API server. Duplicates across all files are found
 last. Problems are collected, never raised one by one, so a person fixes everything in
 one go. Pure: documents in, WebApps or problems out.
@@ -26,6 +27,7 @@ from driftctl.kube_formats import (
     label_value_problem,
     subdomain_problem,
 )
+from driftctl.policies import policy_problem
 from driftctl.settings import Source
 
 MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all annotations of an object
@@ -35,6 +37,15 @@ METADATA_FIELDS = ("name", "namespace", "labels", "annotations")
 # Keys driftctl writes itself: declared in Git they would be silently overwritten.
 RESERVED_LABELS = (c.NAME_LABEL, c.MANAGED_BY_LABEL, c.INSTANCE_LABEL, c.SELECTOR_INSTANCE_LABEL)
 RESERVED_ANNOTATIONS = (c.REVISION_ANNOTATION, c.SOURCE_ANNOTATION)
+# Set on the live object, by a person (a suspension, an approval) or by driftctl (a
+# removal's record): never in Git, where they would be applied and taken for Git's.
+LIVE_ANNOTATIONS = {
+    c.SUSPEND_ANNOTATION: "is set on the live WebApp with kubectl annotate, not in Git "
+    f"(to hold Git's changes from Git, use {c.CHANGE_POLICY_ANNOTATION}: hold)",
+    c.APPROVE_PRUNE_ANNOTATION: "is set on the live WebApp with kubectl annotate, not in Git",
+    c.REMOVED_IN_ANNOTATION: "is written by driftctl on the live WebApp; remove it from Git",
+    c.REMOVED_AT_ANNOTATION: "is written by driftctl on the live WebApp; remove it from Git",
+}
 
 
 @dataclass(frozen=True)
@@ -145,6 +156,7 @@ def _metadata_problems(metadata: Mapping[Any, Any]) -> Iterator[tuple[tuple[Any,
     yield from _string_map(metadata, "annotations", lambda _value: None, RESERVED_ANNOTATIONS)
     yield from _annotations_size(metadata.get("annotations"))
     yield from _ignore_rule_problems(metadata.get("annotations"))
+    yield from _control_problems(metadata.get("annotations"))
 
 
 def _name_problem(name: str) -> str | None:
@@ -209,6 +221,19 @@ def _ignore_rule_problems(annotations: object) -> Iterator[tuple[tuple[Any, ...]
             IgnoreRule.parse(text, IGNORE_ORIGIN)
         except ValueError as bad:
             yield ("metadata", "annotations", c.IGNORE_ANNOTATION), f"has an ignore rule {bad}"
+
+
+def _control_problems(annotations: object) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """A policy annotation's value (driftctl.policies), and annotations that are the live
+    object's alone."""
+    if not isinstance(annotations, Mapping):
+        return
+    for key, value in annotations.items():
+        where = ("metadata", "annotations", key)
+        if key in LIVE_ANNOTATIONS:
+            yield where, LIVE_ANNOTATIONS[key]
+        elif isinstance(value, str) and (problem := policy_problem(key, value)) is not None:
+            yield where, problem
 
 
 def ignore_rules(annotations: Mapping[str, str]) -> tuple[IgnoreRule, ...]:

@@ -15,11 +15,20 @@ from collections.abc import Callable
 
 from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
-from driftctl.pipeline.engine import Asking, Goal, applier_for, make_plan, make_plans
+from driftctl.pipeline.engine import (
+    Asking,
+    Goal,
+    applier_for,
+    lease_of,
+    make_plan,
+    make_plans,
+    situation_held,
+)
 from driftctl.pipeline.watch.setup import Setup
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Kube
@@ -52,7 +61,12 @@ class Reconciler:
         kube = self._client()
         focused = Goal(self.desired, setup.policy, setup.drift, focus=frozenset({place}))
         planned = make_plans(
-            kube, setup.cluster, [focused], live=self._live(), asking=ONE_AT_A_TIME
+            kube,
+            setup.cluster,
+            [focused],
+            situation=self._situation(),
+            live=self._live(),
+            asking=ONE_AT_A_TIME,
         )
         plan = planned.plans[0]
         report = self._carry_out(kube, plan, planned.live, concurrency=1)
@@ -64,11 +78,22 @@ class Reconciler:
         setup = self._setup
         kube = self._client()
         plan, live = make_plan(
-            kube, self.desired, setup.cluster, setup.policy, drift=setup.drift, for_apply=True
+            kube,
+            self.desired,
+            setup.cluster,
+            setup.policy,
+            situation=self._situation(),
+            drift=setup.drift,
+            for_apply=True,
         )
         report = self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
         self._heard(RunFacts(plan.revision, plan, report))
         return report
+
+    def _situation(self) -> Situation:
+        """Now, and the instance's suspension as the Lease held read it (renewed every
+        third of its term: a suspension set with kubectl is seen within that)."""
+        return situation_held(self._lock, lease_of(self._setup.cluster, self._setup.lock))
 
     def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
         applier = applier_for(

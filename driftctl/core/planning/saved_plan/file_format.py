@@ -7,17 +7,25 @@ change on one side only. shell.plan_file puts the text on disk.
 
 Keys (in this order):
     format       "driftctl.example.com/saved-plan"
-    version      1 (bumped when a key changes meaning; readers refuse other versions)
+    version      2 (bumped when a key changes meaning; readers refuse versions they do
+                 not know). Version 1 (before the controls) is still read: its missing
+                 keys are the defaults, and it holds no held, orphan, quarantine or
+                 confirm action; a driftctl that reads only version 1 refuses this one
     driftctl     the version that wrote it (for people; not checked)
     instance, fieldManager, shard ("shard I of N"; a sharded plan is that shard's alone)
     source       {source: "<url>#<path>", commit, namespace (of WebApps that name none)}
     crd          {name, version, digest: sha256 of the generated CRD}
-    policy       {prune, allowEmpty, maxPrune (N, P% or null), recreate}
+    policy       {prune, allowEmpty, maxPrune (N, P% or null), recreate, prunePolicy,
+                 propagation, quarantineGrace ("24h"), changePolicy, driftPolicy,
+                 windows (["deny 0 18 * * 5 for 64h ..."]), overrideWindows}
     drift        {overrideManagers, ignore (["Kind:/pointer"]), ignoreManagers}: what counted
                  as drift (rules in a WebApp's annotation come from Git at the commit); a
                  file from before drift settings were saved has none, read as the defaults
     declared     the WebApps whose status a run writes: [{kind, namespace, name}]
     refusals     the prune guards' messages
+    suspended    why the instance was suspended when the plan was made ("": it was not)
+    lifted       the windows the plan goes through (--override-windows), per WebApp:
+                 [{namespace, name, note}]
     objects      in the plan's order, one per action: kind, namespace, name, action (the
                  verb), reason, live ({uid, resourceVersion} it was planned against, or
                  null), patch (RFC 6902, live -> result), and what carrying it out needs,
@@ -25,7 +33,10 @@ Keys (in this order):
                  before, after, managers, field, note, corrected}), removal ({fields,
                  patch}: the action's revert of fields set outside Git, or null), apply
                  (whether an update sends its manifest), kept ([{path, reason, live,
-                 git}]), delete, finalizerPatch, owned, error
+                 git, held}]), delete, finalizerPatch, owned, error, and for what a
+                 control holds: would (the verb held) and control (which kind holds it,
+                 core.planning.controls.Control); for an orphaning: released
+                 ([{kind, namespace, name, patch}])
 
 An action is read back as the type of its verb (a skip with an `error` is a Refused one),
 so a new kind of action whose fields are among `_FIELDS` needs nothing here.
@@ -34,6 +45,7 @@ so a new kind of action whose fields are among `_FIELDS` needs nothing here.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import typing
 from collections.abc import Callable, Mapping
@@ -48,20 +60,26 @@ from driftctl.core.planning.actions import (
     OwnedDelete,
     Plan,
     Refused,
+    Release,
     patch_of,
 )
 from driftctl.core.planning.changes import FieldChange, Kept
+from driftctl.core.planning.controls import Control
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.saved_plan.checks import Checks
 from driftctl.core.planning.saved_plan.identity import CrdIdentity, PlanIdentity, SavedPlanError
 from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of
-from driftctl.errors import DriftctlError
+from driftctl.core.planning.verbs import Verb
+from driftctl.core.source.model import Place
+from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
-from driftctl.settings import Drift, MaxPrune, Policy
+from driftctl.schedules import duration_text
+from driftctl.settings import Drift, Policy
 
 FORMAT = "driftctl.example.com/saved-plan"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)  # the versions this driftctl reads
 MAX_BYTES = 64 * 1024 * 1024  # a plan of 10,000 WebApps is a few tens of MiB
 
 # ---- the document ----------------------------------------------------------------------------
@@ -80,6 +98,11 @@ def saved_plan_json(
         "drift": _drift_json(drift or Drift()),
         "declared": [_key_json(key) for key in plan.declared],
         "refusals": list(plan.refusals),
+        "suspended": plan.suspended,
+        "lifted": [
+            {"namespace": place.namespace, "name": place.name, "note": note}
+            for place, note in plan.lifted.items()
+        ],
         "objects": [_object_json(action, live) for action in plan.actions],
     }
     return json.dumps(document, indent=2) + "\n"
@@ -95,10 +118,11 @@ def parse_saved_plan(text: str, file: str) -> SavedPlan:
     root = check.mapping(document, "the document")
     if root.get("format") != FORMAT:
         check.fail("", f"not a saved driftctl plan (format is not {FORMAT!r})")
-    if root.get("version") != VERSION:
+    if root.get("version") not in READABLE:
+        readable = " and ".join(str(each) for each in READABLE)
         check.fail(
             "",
-            f"version {root.get('version')!r} is not supported (this driftctl reads {VERSION})",
+            f"version {root.get('version')!r} is not supported (this driftctl reads {readable})",
             hint="make the plan again with this driftctl",
         )
     identity = _identity(check, root)
@@ -111,7 +135,14 @@ def parse_saved_plan(text: str, file: str) -> SavedPlan:
         action = _action(check, entry, where)
         actions.append(action)
         bases[action.key] = _base(check, entry.get("live"), f"{where}.live")
-    plan = Plan(tuple(actions), declared, refusals, identity.commit)
+    lifted = {
+        Place(check.text(each, "namespace", at), check.text(each, "name", at)): check.text(
+            each, "note", at
+        )
+        for each, at in check.each(root.get("lifted", []), "lifted")
+    }
+    suspended = check.string(root.get("suspended", ""), "suspended")
+    plan = Plan(tuple(actions), declared, refusals, identity.commit, lifted, suspended)
     drift = _drift(check, check.mapping(root.get("drift", {}), "drift"))
     return SavedPlan(identity, policy, plan, bases, drift)
 
@@ -158,23 +189,57 @@ def _policy_json(policy: Policy) -> dict[str, Any]:
         "allowEmpty": policy.allow_empty,
         "maxPrune": None if policy.max_prune is None else str(policy.max_prune),
         "recreate": policy.recreate,
+        "prunePolicy": str(policy.prune_policy),
+        "propagation": str(policy.propagation),
+        "quarantineGrace": duration_text(policy.quarantine_grace),
+        "changePolicy": str(policy.change_policy),
+        "driftPolicy": str(policy.drift_policy),
+        "windows": [str(window) for window in policy.windows],
+        "overrideWindows": policy.override_windows,
     }
 
 
 def _policy(check: Checks, policy: dict[str, Any]) -> Policy:
+    """The policy a plan was made with; a version 1 file has no controls: the defaults."""
     limit = policy.get("maxPrune")
     if limit is not None and not isinstance(limit, str):
         check.fail("policy.maxPrune", "must be a string or null")
+    default = Policy()
+    grace = policy.get("quarantineGrace", duration_text(default.quarantine_grace))
+    overridden = policy.get("overrideWindows", False)
+    prune = check.flag(policy.get("prune"), "policy.prune")
+    allow_empty = check.flag(policy.get("allowEmpty"), "policy.allowEmpty")
+    recreate = check.flag(policy.get("recreate"), "policy.recreate")
+    prune_policy = _choice(check, policy, "prunePolicy", default.prune_policy)
+    propagation = _choice(check, policy, "propagation", default.propagation)
+    change_policy = _choice(check, policy, "changePolicy", default.change_policy)
+    drift_policy = _choice(check, policy, "driftPolicy", default.drift_policy)
+    windows = check.names(policy.get("windows", []), "policy.windows")
+    override_windows = check.flag(overridden, "policy.overrideWindows")
     try:
-        max_prune = MaxPrune.parse(limit) if limit is not None else None
-    except DriftctlError as bad:
-        check.fail("policy.maxPrune", bad.message)
-    return Policy(
-        check.flag(policy.get("prune"), "policy.prune"),
-        check.flag(policy.get("allowEmpty"), "policy.allowEmpty"),
-        max_prune,
-        check.flag(policy.get("recreate"), "policy.recreate"),
-    )
+        return Policy.of(
+            prune=prune,
+            allow_empty=allow_empty,
+            max_prune=limit,
+            recreate=recreate,
+            prune_policy=prune_policy,
+            prune_propagation=propagation,
+            quarantine_grace=check.string(grace, "policy.quarantineGrace"),
+            change_policy=change_policy,
+            drift_policy=drift_policy,
+            window=windows,
+            override_windows=override_windows,
+        )
+    except UsageError as bad:
+        where = "policy.maxPrune" if bad.message.startswith("--max-prune") else "policy"
+        check.fail(where, bad.message)
+
+
+def _choice(check: Checks, policy: dict[str, Any], key: str, default: enum.StrEnum) -> str:
+    value = check.string(policy.get(key, str(default)), f"policy.{key}")
+    if value not in tuple(type(default)):
+        check.fail(f"policy.{key}", f"{value!r} is not one of {', '.join(type(default))}")
+    return value
 
 
 def _drift_json(drift: Drift) -> dict[str, Any]:
@@ -338,7 +403,10 @@ def _revert(check: Checks, value: Any, where: str) -> FieldRevert | None:
 
 
 def _kept_json(kept: tuple[Kept, ...]) -> list[dict[str, Any]]:
-    return [{"path": k.path, "reason": k.reason, "live": k.live, "git": k.git} for k in kept]
+    return [
+        {"path": k.path, "reason": k.reason, "live": k.live, "git": k.git, "held": k.held}
+        for k in kept
+    ]
 
 
 def _kept(check: Checks, value: Any, where: str) -> tuple[Kept, ...]:
@@ -348,9 +416,39 @@ def _kept(check: Checks, value: Any, where: str) -> tuple[Kept, ...]:
             check.text(entry, "reason", at),
             entry.get("live"),
             entry.get("git"),
+            _control(check, entry.get("held", ""), f"{at}.held", empty=True),
         )
         for entry, at in check.each(value, where)
     )
+
+
+def _control(check: Checks, value: Any, where: str, *, empty: bool = False) -> str:
+    text = check.string(value, where)
+    if not (empty and text == "") and text not in tuple(Control):
+        check.fail(where, f"{text!r} is not one of {', '.join(Control)}")
+    return text
+
+
+def _would(check: Checks, value: Any, where: str) -> Verb:
+    text = check.string(value, where)
+    if text not in tuple(Verb) or text == Verb.HOLD:
+        check.fail(where, f"{text!r} is not an action a control holds")
+    return Verb(text)
+
+
+def _released_json(released: tuple[Release, ...]) -> list[dict[str, Any]]:
+    return [_key_json(each.key) | {"patch": list(each.patch)} for each in released]
+
+
+def _released(check: Checks, value: Any, where: str) -> tuple[Release, ...]:
+    return tuple(
+        Release(_key(check, entry, at), check.operations(entry.get("patch"), f"{at}.patch"))
+        for entry, at in check.each(value, where)
+    )
+
+
+def _maybe_mapping(check: Checks, value: Any, where: str) -> dict[str, Any] | None:
+    return None if value is None else check.mapping(value, where)
 
 
 def _owned_json(owned: tuple[OwnedDelete, ...]) -> list[dict[str, Any]]:
@@ -384,10 +482,13 @@ _FIELDS = (
     _Field("removal", "revert", _revert_json, _revert),
     _Field("apply", "apply", _as_is, Checks.flag, default=True),
     _Field("kept", "kept", _kept_json, _kept, default=[]),
-    _Field("delete", "delete", _as_is, Checks.mapping),
+    _Field("delete", "delete", _as_is, _maybe_mapping),
     _Field("finalizerPatch", "finalizer_patch", _listed, Checks.operations, default=[]),
     _Field("owned", "owned", _owned_json, _owned, default=[]),
     _Field("error", "error", _as_is, Checks.string),
+    _Field("would", "would", str, _would),
+    _Field("control", "control", _as_is, _control),
+    _Field("released", "released", _released_json, _released, default=[]),
 )
 NOT_SAVED = frozenset({"unchecked", "foreign"})
 SAVED = frozenset({"key", "reason", "patch", *(each.attribute for each in _FIELDS)})

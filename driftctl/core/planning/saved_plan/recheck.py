@@ -10,7 +10,9 @@ against (`Base`, None for an object that did not exist). When it is applied:
   is refused with the reason (`recheck`); a Deployment waiting for a refused WebApp is
   skipped, as in any plan (core.planning.plan.unless_owner_refused).
 A create applied once makes the object exist, so applying the same plan again refuses
-that create instead of creating twice.
+that create instead of creating twice. The controls are the apply's: a write that a
+suspension or a closed window holds when the plan is applied is held then, whatever the
+plan said (the plan records what it held and why; a held action stays held).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Action, Plan, Refused, patch_of
+from driftctl.core.planning.actions import Action, Held, Plan, Refused, kept_of, patch_of
+from driftctl.core.planning.controls import Hold
+from driftctl.core.planning.holding import controlled
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey, metadata
 from driftctl.core.planning.plan import unless_owner_refused
 from driftctl.core.planning.saved_plan.identity import PlanIdentity
+from driftctl.core.source.model import Place
 from driftctl.settings import Drift, Policy
 
 Base = tuple[str, str]  # (uid, resourceVersion) of the live object the plan was made against
@@ -57,8 +62,15 @@ def moved(saved: SavedPlan, live: LiveState) -> frozenset[ObjectKey]:
     return frozenset(key for key, base in saved.bases.items() if base_of(live, key) != base)
 
 
-def recheck(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
-    """The plan to carry out: saved actions where nothing moved, checked ones where it did."""
+def recheck(
+    saved: SavedPlan,
+    fresh: Plan,
+    live: LiveState,
+    holds: Mapping[ObjectKey, Hold] | None = None,
+) -> Plan:
+    """The plan to carry out: saved actions where nothing moved, checked ones where it did,
+    and each write a control holds now (`holds`: core.planning.holding.holds_now) held. A
+    saved hold stays a hold: what was approved held is not done."""
     changed = moved(saved, live)
     again: dict[ObjectKey, list[Action]] = {}
     for action in fresh.actions:
@@ -69,11 +81,15 @@ def recheck(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
     ]
     refused = {a.key for a, s in zip(actions, saved.plan.actions, strict=True) if a is not s}
     refused &= {a.key for a in actions if isinstance(a, Refused)}
+    new = _unknown(holds or {}, saved.plan)
     return Plan(
-        tuple(unless_owner_refused(action, refused) for action in actions),
+        tuple(controlled(unless_owner_refused(action, refused), new) for action in actions),
         saved.plan.declared,
         saved.plan.refusals,
         saved.plan.revision,
+        saved.plan.lifted,
+        fresh.suspended or saved.plan.suspended,
+        fresh.holds,
     )
 
 
@@ -101,3 +117,14 @@ def _same_patch(one: Action, other: Action) -> bool:
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _unknown(holds: Mapping[ObjectKey, Hold], plan: Plan) -> dict[ObjectKey, Hold]:
+    """The holds a plan did not know when it was made: it already held what they hold."""
+    known: dict[Place, set[str]] = {}
+    for action in plan.actions:
+        reasons = known.setdefault(action.key.place, set())
+        if isinstance(action, Held):
+            reasons.add(action.reason)
+        reasons |= {kept.reason for kept in kept_of(action) if kept.held}
+    return {key: hold for key, hold in holds.items() if hold.reason not in known.get(key.place, ())}

@@ -1,0 +1,124 @@
+"""Prune policies on the real control plane (garbage collector included), for a WebApp
+removed from Git; its policy is the one Git last declared for it (recorded on the live
+WebApp by driftctl's own apply):
+
+- `orphan`: the WebApp goes, its Deployment stays, released (no ownerReference, none of
+  this instance's labels): no later run touches it or reports it, conflict included;
+- `confirm`: its removal is recorded and it waits; an approval naming another uid or
+  another revision is ignored; the right one prunes it;
+- `quarantine`: scaled to zero, it waits its grace period (on the real clock, a short
+  one), then is pruned; an entry put back in Git in time comes back with its replicas.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from driftctl import conventions as c
+from tests.support.drift_cases import annotate, removed_with_its_policy, shop_and_blog
+from tests.support.harness import Harness
+
+GRACE = 6  # seconds: a quarantine's grace on the real clock
+
+
+def deployment(harness: Harness) -> dict[str, Any]:
+    return harness.get("deployment", "shop") or {}
+
+
+def test_orphan_leaves_a_deployment_no_later_run_touches_or_reports(harness: Harness) -> None:
+    removed_with_its_policy(harness, "orphan")
+
+    orphaned = harness.driftctl("apply")
+    kept = harness.raw("deployment", "shop") or {}
+    later = harness.driftctl("plan")
+    harness.declare_text(shop_and_blog("nginx:1.27", {}).replace("shop", "cart"))
+    beside = harness.driftctl("apply")
+
+    webapp = f"WebApp/{harness.namespace}/shop"
+    assert orphaned.code == 0, orphaned.err
+    assert orphaned.out.startswith(f"orphaned {webapp}: not declared in Git; deleted, keeping ")
+    assert harness.get("webapp", "shop") is None
+    meta = kept["metadata"]
+    assert meta.get("ownerReferences", []) == []
+    assert c.INSTANCE_LABEL not in meta["labels"]
+    assert c.MANAGED_BY_LABEL not in meta["labels"]
+    assert kept["spec"]["replicas"] == 2
+    assert later.code == 0, later.out
+    assert "shop" not in later.out + beside.out
+    assert beside.code == 0, beside.err
+    assert (harness.raw("deployment", "shop") or {})["metadata"]["resourceVersion"] == meta[
+        "resourceVersion"
+    ]
+
+
+def test_confirm_waits_ignores_another_approval_and_prunes_with_the_right_one(
+    harness: Harness,
+) -> None:
+    removal = removed_with_its_policy(harness, "confirm")
+
+    recorded = harness.driftctl("apply")
+    live = harness.get("webapp", "shop") or {}
+    uid, revision = (
+        live["metadata"]["uid"],
+        live["metadata"]["annotations"][c.REMOVED_IN_ANNOTATION],
+    )
+    waiting = harness.driftctl("plan")
+    ignored = []
+    for other in (f"0000-not-its-uid@{revision}", f"{uid}@{'0' * 40}"):
+        annotate(harness, "webapp/shop", f"{c.APPROVE_PRUNE_ANNOTATION}={other}")
+        ignored.append(harness.driftctl("apply"))
+    still = harness.get("deployment", "shop")
+    annotate(harness, "webapp/shop", f"{c.APPROVE_PRUNE_ANNOTATION}={uid}@{revision[:12]}")
+    approved = harness.driftctl("apply")
+
+    webapp = f"WebApp/{harness.namespace}/shop"
+    command = f"kubectl annotate webapp/shop -n {harness.namespace} "
+    command += f"{c.APPROVE_PRUNE_ANNOTATION}={uid}@{revision}"
+    assert recorded.code == 0, recorded.err
+    assert f"configured {webapp}" in recorded.out.splitlines()
+    assert revision == removal
+    assert command in waiting.out
+    for run in ignored:
+        assert run.code == 0, run.err
+        assert "names another object or another removal: ignored" in run.out
+    assert still is not None
+    assert approved.code == 0, approved.err
+    assert f"deleted {webapp}: approved by {c.APPROVE_PRUNE_ANNOTATION}" in approved.out
+    assert harness.get("webapp", "shop") is None
+    assert harness.get("deployment", "shop") is None
+
+
+def test_quarantine_scales_to_zero_waits_its_grace_then_prunes(harness: Harness) -> None:
+    grace = ("--quarantine-grace", f"{GRACE}s")
+    removed_with_its_policy(harness, "quarantine", *grace)
+
+    quarantined = harness.driftctl("apply", *grace)
+    scaled = deployment(harness)["spec"]
+    waiting = harness.driftctl("apply", *grace)
+    time.sleep(GRACE + 1)
+    pruned = harness.driftctl("apply", *grace)
+
+    webapp = f"WebApp/{harness.namespace}/shop"
+    assert quarantined.code == 0, quarantined.err
+    assert scaled["replicas"] == 0
+    assert f"held {webapp}: quarantined since " in waiting.out
+    assert pruned.code == 0, pruned.err
+    assert f"deleted {webapp}: quarantined since" in pruned.out
+    assert harness.get("webapp", "shop") is None
+
+
+def test_a_quarantined_entry_back_in_git_comes_back_with_its_replicas(harness: Harness) -> None:
+    removed_with_its_policy(harness, "quarantine")
+    assert harness.driftctl("apply").code == 0
+    harness.declare_text(shop_and_blog("nginx:1.27", {c.PRUNE_POLICY_ANNOTATION: "quarantine"}))
+
+    back = harness.driftctl("apply")
+    again = harness.driftctl("plan")
+
+    assert back.code == 0, back.err
+    assert deployment(harness)["spec"]["replicas"] == 2
+    annotations = (harness.get("webapp", "shop") or {})["metadata"]["annotations"]
+    assert c.REMOVED_AT_ANNOTATION not in annotations
+    assert c.REMOVED_IN_ANNOTATION not in annotations
+    assert again.code == 0, again.out
