@@ -7,11 +7,12 @@ the run is limited to some namespaces (`--target-namespaces`, for a namespace-sc
 RBAC), two per namespace. No per-object GET: when nothing drifted, these pages are all a
 plan costs. What else a plan needs (core.planning.extra_reads decides) is read by
 `read_found`: other owners' objects in the namespaces where Git declares a name the
-instance lacks, and the autoscalers (within the target namespaces, when there are some).
+instance lacks (by that name alone, for a plan of one WebApp), and the autoscalers (within
+the target namespaces, when there are some).
 
 Memory: most of a live object is its managedFields, and their field trees are the same in
 every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
-trees are kept once and shared (`_shared_field_trees`); nothing changes a live object, the
+trees are kept once and shared (`share_field_trees`); nothing changes a live object, the
 core only reads it. It halved the live state of 10,000 WebApps (Performance, in
 docs/development/benchmarks.md).
 """
@@ -57,7 +58,7 @@ def read_live(
 
     def page(items: list[Obj]) -> None:
         for obj in items:  # as each page arrives, so that its copies are freed at once
-            _shared_field_trees(obj, trees)
+            share_field_trees(obj, trees)
         with lock:
             counted[0] += len(items)
             tick("listing", counted[0], None)
@@ -76,9 +77,10 @@ def read_live(
         return LiveState.of(webapps, deployments.result())
 
 
-def _shared_field_trees(obj: Obj, trees: dict[str, Any]) -> None:
+def share_field_trees(obj: Obj, trees: dict[str, Any]) -> None:
     """Replace each managedFields tree, and each of its top two levels, by an equal one seen
-    before (`trees`, keyed by its JSON), so that equal trees are held once."""
+    before (`trees`, keyed by its JSON), so that equal trees are held once (the informers
+    of watch share them too)."""
     for entry in (obj.get("metadata") or {}).get("managedFields") or []:
         if isinstance(entry, dict) and isinstance(entry.get("fieldsV1"), dict):
             entry["fieldsV1"] = _shared(entry["fieldsV1"], trees, depth=2)
@@ -130,6 +132,13 @@ def _found(
     kube: Kube, kind: r.Kind, selector: str, reach: Reach, *, size: int, within: Sequence[str]
 ) -> list[Obj]:
     """Objects of `kind` where `reach` says, never outside `within` when it names some."""
+    if reach.places:
+        return [
+            obj
+            for place in reach.places
+            if not within or place.namespace in within
+            for obj in kube.list_all(kind, selector, size, place.namespace, name=place.name)
+        ]
     if reach.everywhere and not within:
         return kube.list_all(kind, selector, size)
     scopes = within if reach.everywhere else reach.namespaces

@@ -41,7 +41,10 @@ was not running) is pruned on its own, under the same guards as WebApps.
 One WebApp at a time (`driftctl watch`): with `focus`, only the WebApps at those places
 (namespace, name) and their Deployments are planned, but the prune guards still count the
 whole desired set and the whole live state, so a prune that `apply` would refuse (an
-empty Git, more than --max-prune going) is refused one WebApp at a time too.
+empty Git, more than --max-prune going) is refused one WebApp at a time too. Watch keeps
+those counts as objects change and hands them in (`counts`, with the desired WebApps by
+place, `by_place`): then the live state need hold only the focus's objects, and a plan of
+one WebApp costs the same in an instance of ten thousand as in one of ten.
 
 Drift (settings.Drift): before the prefilter, each object's ignored fields are followed
 (core.planning.ignoring) and its fields set outside Git found (core.planning.outside_git);
@@ -52,7 +55,7 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -88,7 +91,7 @@ from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
-from driftctl.core.planning.removals import cleanup, plan_removals
+from driftctl.core.planning.removals import PruneCounts, cleanup, plan_removals
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
@@ -116,18 +119,21 @@ def prepare(
     drift: Drift | None = None,
     shard: Shard = WHOLE,
     focus: frozenset[Place] | None = None,
+    by_place: Mapping[Place, WebApp] | None = None,
+    counts: PruneCounts | None = None,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
-    the server; with `focus`, only for the WebApps at those places (module docstring)."""
+    the server; with `focus`, only for the WebApps at those places (module docstring).
+
+    `by_place`: `desired` by place, to look the focus up rather than walk them all;
+    `counts`: the guards' counts of the whole instance, when `live` holds only the focus.
+    """
     run = _Run(stamp, policy or Policy(), drift or Drift(), manager)
-    mine = sorted(
-        (
-            app
-            for app in desired
-            if owns(shard, *app.place) and (focus is None or app.place in focus)
-        ),
-        key=lambda app: app.place,
-    )
+    if focus is not None and by_place is not None:
+        chosen: Iterable[WebApp] = (by_place[place] for place in focus if place in by_place)
+    else:
+        chosen = (app for app in desired if focus is None or app.place in focus)
+    mine = sorted((app for app in chosen if owns(shard, *app.place)), key=lambda app: app.place)
     view = live.within(shard)
     removals: list[Entry] = []
     applies: list[Entry] = []
@@ -137,7 +143,8 @@ def prepare(
         applies += during
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
-    pruned, refusals = plan_removals(desired, view, stamp.instance, run.policy, focus)
+    wanted: Collection[Place] = by_place if by_place is not None else {a.place for a in desired}
+    pruned, refusals = plan_removals(wanted, view, stamp.instance, run.policy, focus, counts=counts)
     conflicts = {entry.key for entry in applies if isinstance(entry, Conflict)}
     declared = tuple(
         key for key in (ObjectKey(c.KIND, *app.place) for app in mine) if key not in conflicts
@@ -322,16 +329,23 @@ def finish(
     reverted: Mapping[ObjectKey, RevertAnswer] | None = None,
     *,
     creates_answer: bool = False,
+    updates_answer: bool = False,
 ) -> Plan:
     """The exact plan, from the dry-run answers for every candidate (keyed by object): of
     its apply, and of its revert of fields set outside Git when it has one.
 
     `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
-    create's own answer decides (module docstring).
+    create's own answer decides (module docstring). `updates_answer` (watch): nor for
+    those that exist; their writes' answers decide (core.planning.from_dry_runs.answered).
     """
     actions = tuple(
         exact_action(
-            entry, results, reverted or {}, preparation.manager, creates_answer=creates_answer
+            entry,
+            results,
+            reverted or {},
+            preparation.manager,
+            creates_answer=creates_answer,
+            updates_answer=updates_answer,
         )
         if isinstance(entry, Candidate)
         else entry
