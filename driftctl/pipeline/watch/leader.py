@@ -29,6 +29,7 @@ from driftctl.pipeline.watch.passes import Passes
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
+from driftctl.settings import Shard
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -68,40 +69,35 @@ class Controller:
     """One watch process: its Lease, and the feed, workers and passes it runs while leading."""
 
     def __init__(self, setup: Setup, api: Any, desired: DesiredState, runtime: Runtime) -> None:
-        self.setup, self._runtime = setup, runtime
+        self.setup, self._runtime, self._api, self._desired = setup, runtime, api, desired
         self.metrics = WatchMetrics()
-        lease_kube = Kube(
+        self._lease_kube = Kube(
             api, Deadline(float("inf")), notice=runtime.notice, answered=self._lease_written
         )
-        self._lease = lease_of(setup.cluster, setup.lock)
-        term = Term.of(setup.pace.lease_duration)
-        self._lock = RunLock(lease_kube, self._lease, holder_identity(), term=term)
-        self._feed = Feed(api, setup.cluster, runtime, self.metrics)
-        reconciler = Reconciler(
-            setup,
-            desired,
-            live=self._feed.live,
-            client=self._feed.client,
-            lock=self._lock,
-            progress=runtime.progress,
-        )
-        self._workers = Workers(reconciler.one, runtime, self.metrics)
-        self._passes = Passes(setup, runtime, reconciler, self._workers, self.metrics)
-        self._started = False  # the first full pass has run
-        self._standby = False  # another process holds the Lease
+        self._term = Term.of(setup.pace.lease_duration)
+        self._leading: Leading | None = None
+        self._standby = False  # another process holds the Lease (each shard's)
 
     def run(self) -> None:
-        """Lead (once the Lease is ours) until stopped; raises LockHeld when it is lost."""
-        lease = self._lease.display
-        if not self._lead():
+        """Lead (once a Lease is ours) until stopped; raises LockHeld when it is lost."""
+        taken = self._lead()
+        if taken is None:
             return
-        with self._lock:
+        lock, shard = taken
+        lease = lock_display(lock)
+        with lock:
+            leading = self._leading = Leading(
+                self.setup, self._api, self._desired, self._runtime,
+                metrics=self.metrics, lock=lock, shard=shard,
+            )  # fmt: skip
             self.metrics.leader.set(1)
-            self._runtime.say(f"leading: holds {lease}")
+            if shard.sharded:
+                self.metrics.shard.labels(f"{shard.index}/{shard.count}").set(1)
+            self._runtime.say(f"leading: holds {lease}" + (f" ({shard})" if shard.sharded else ""))
             try:
-                self._work()
+                leading.work()
             finally:
-                self._workers.drain(DRAIN_SECONDS)
+                leading.workers.drain(DRAIN_SECONDS)
                 self.metrics.leader.set(0)
         self._runtime.say(f"stopped: released {lease}")
 
@@ -110,52 +106,98 @@ class Controller:
         full pass is done."""
         if self._standby:
             return True
-        return self._started and self._feed.synced
+        leading = self._leading
+        return leading is not None and leading.ready()
 
-    def _lead(self) -> bool:
-        """Take the Lease, waiting as a standby while another process holds it."""
+    def _lead(self) -> tuple[RunLock, Shard] | None:
+        """Take a Lease (of the shard asked for, or of any free one), waiting as a standby
+        while other processes hold them all."""
         stop, told = self._runtime.stop, False
+        setup = self.setup
         while not stop.is_set():
-            try:
-                self._lock.acquire(0)
-                self._standby = False
-                return True
-            except LockHeld as held:
-                self._standby = True
-                if not told:
-                    self._runtime.say(f"standby: {held.message}")
-                    told = True
+            for shard in setup.pace.shards:
+                ref = lease_of(setup.cluster, setup.lock, shard)
+                lock = RunLock(self._lease_kube, ref, holder_identity(), term=self._term)
+                try:
+                    lock.acquire(0)
+                    self._standby = False
+                    return lock, shard
+                except LockHeld as held:
+                    last = held
+            self._standby = True
+            if not told:
+                self._runtime.say(f"standby: {last.message}")
+                told = True
             stop.wait(STANDBY_POLL)
-        return False
+        return None
 
     def _lease_written(self, request: r.Request, body: dict[str, Any]) -> None:
         if request.method in ("PUT", "POST"):
             self.metrics.lease_writes.inc()
 
-    def _work(self) -> None:
+
+class Leading:
+    """What a process runs while it leads one shard (or the whole instance): the feed, the
+    workers and the passes, and the loop that keeps time."""
+
+    def __init__(
+        self,
+        setup: Setup,
+        api: Any,
+        desired: DesiredState,
+        runtime: Runtime,
+        *,
+        metrics: WatchMetrics,
+        lock: RunLock,
+        shard: Shard,
+    ) -> None:
+        self._setup, self._runtime, self._lock = setup, runtime, lock
+        self.feed = Feed(api, setup.cluster, shard, runtime, metrics)
+        self.reconciler = Reconciler(
+            setup,
+            desired,
+            view=self.feed.view,
+            counts=self.feed.counts,
+            client=self.feed.client,
+            lock=lock,
+            progress=runtime.progress,
+            shard=shard,
+        )
+        self.workers = Workers(self.reconciler.one, runtime, metrics)
+        self.passes = Passes(
+            setup, runtime, self.reconciler, feed=self.feed, workers=self.workers, metrics=metrics
+        )
+
+    def ready(self) -> bool:
+        return self.passes.first_done.is_set() and self.feed.synced
+
+    def work(self) -> None:
         """Start the feed and the workers, run the first pass, then keep time until stopped."""
-        stop, clock, pace = self._runtime.stop, self._runtime.clock, self.setup.pace
-        self._feed.start(self._workers.add)
-        while not self._feed.synced:
+        stop, clock, pace = self._runtime.stop, self._runtime.clock, self._setup.pace
+        self.feed.start(self.workers.add, self.reconciler.desired.by_place)
+        while not self.feed.synced:
             if stop.wait(0.05):
                 return
-        self._workers.start(self.setup.cluster.concurrency)
-        self._passes.start()
-        self._started = True
+        self.workers.start(self._setup.cluster.concurrency)
+        self.passes.start()
         next_poll = clock() + pace.git_poll
         next_resync = clock() + pace.resync
         while not stop.is_set():
             if self._lock.lost:
                 raise LockHeld(_why_lost(self._lock), hint=LOST_HINT)
-            due = self._workers.promote()
+            due = self.workers.promote()
             if clock() >= next_poll:
-                self._passes.poll_git()
+                self.passes.poll_git()
                 next_poll = clock() + pace.git_poll
             if clock() >= next_resync:
-                self._passes.full("resync")
+                self.passes.full("resync")
                 next_resync = clock() + pace.resync
             soonest = min(next_poll, next_resync, due if due is not None else next_poll)
             stop.wait(min(max(soonest - clock(), 0.01), 1.0))
+
+
+def lock_display(lock: RunLock) -> str:
+    return lock.ref.display
 
 
 def _why_lost(lock: RunLock) -> str:

@@ -1,19 +1,30 @@
 """The passes of `watch` over the whole instance, and the Git polls that start them.
 
-A full pass is the batch run's plan and apply (pipeline.watch.reconcile), alone: the
-workers' queue is paused meanwhile, so no WebApp is worked on twice. It runs at the start,
-every --resync seconds, and when the Git ref moved: the ref is looked at every --git-poll
-seconds (shell.git_source.head_of), and the commit read, validated and applied only when
-it moved; an invalid commit leaves the last valid one in force. A WebApp that failed in a
-pass is retried by the workers, after its backoff. Decides nothing.
+A full pass plans the whole instance (shard) as apply would, from the watch's memory
+(pipeline.watch.reconcile `survey`: the informers listed everything at the start, and
+keep it), sends nothing but the lookups of others' objects, and hands each WebApp with
+work to the workers (core.watch.work), behind any correction of drift: the queue is
+never paused for a pass, and a person's edit never waits for the rest of one. The pass is
+done once each of those WebApps was reconciled (`PassTally`); the process is ready after
+its first. It runs at the start, every --resync seconds, and when the Git ref moved: the
+ref is looked at every --git-poll seconds (shell.git_source.head_of), and the commit
+read, validated and applied only when it moved; an invalid commit leaves the last valid
+one in force. Decides nothing.
 """
 
 from __future__ import annotations
 
-from driftctl.core.planning.outcomes import ApplyReport, Outcome
+import datetime
+import threading
+
+from driftctl.core.planning.outcomes import ApplyReport
+from driftctl.core.source.model import Place
+from driftctl.core.watch.queue import Urgency
+from driftctl.core.watch.work import PassTally, places_with_work
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
@@ -29,12 +40,18 @@ class Passes:
         setup: Setup,
         runtime: Runtime,
         reconciler: Reconciler,
+        *,
+        feed: Feed,
         workers: Workers,
         metrics: WatchMetrics,
     ) -> None:
         self._setup, self._runtime, self._metrics = setup, runtime, metrics
-        self._reconciler, self._workers = reconciler, workers
+        self._reconciler, self._feed, self._workers = reconciler, feed, workers
         self._head: str | None = None  # the commit the ref pointed at when last looked at
+        self._tally: PassTally | None = None
+        self._lock = threading.Lock()
+        self.first_done = threading.Event()  # the first pass's WebApps were all reconciled
+        workers.finished = self.reconciled
 
     def start(self) -> None:
         """The first look at Git, and the first full pass."""
@@ -42,24 +59,41 @@ class Passes:
         self.full("start")
 
     def full(self, reason: str) -> None:
-        """The batch run's plan and apply, alone: the queue waits meanwhile."""
-        with self._workers.paused():
-            try:
-                self._metrics.full_passes.labels(reason).inc()
-                report = self._reconciler.everything()
-            except DriftctlError as failed:
-                self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
-                return
-        for refusal in report.refusals:
+        """Plan the whole instance from memory; queue each WebApp with work."""
+        self._metrics.full_passes.labels(reason).inc()
+        try:
+            planned = self._reconciler.survey(self._feed.whole())
+        except DriftctlError as failed:
+            self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+            return
+        [plan] = planned.plans
+        for refusal in plan.refusals:
             self._runtime.notice(f"refused: {refusal}")
-        failed_places = {
-            each.key.place for each in report.outcomes if each.outcome is Outcome.FAILED
-        }
-        for place in sorted(failed_places):
-            self._workers.retry_later(place)
-        if not failed_places:
-            self._metrics.applied(report.revision)
-        self._runtime.say(f"full {reason} pass at {report.revision[:12]}: {_summary(report)}")
+        now = datetime.datetime.now(datetime.UTC)
+        queued = places_with_work(plan, planned.live, now)
+        tally = PassTally.of(reason, plan, queued)
+        with self._lock:
+            self._tally = tally
+        self._runtime.say(
+            f"full {reason} pass at {plan.revision[:12]}: {len(queued)} WebApps to reconcile"
+        )
+        self._workers.add_all(queued, Urgency.PASS)
+        if not queued:
+            self._finish(tally)
+
+    def reconciled(self, place: Place, report: ApplyReport | None) -> None:
+        """A worker reconciled `place`: the pass is done after its last WebApp."""
+        with self._lock:
+            tally = self._tally
+            if tally is None or not tally.reconciled(place, report):
+                return
+        self._finish(tally)
+
+    def _finish(self, tally: PassTally) -> None:
+        if not tally.failed:
+            self._metrics.applied(tally.revision)
+        self._runtime.say(f"full {tally.reason} pass at {tally.revision[:12]}: {tally.summary()}")
+        self.first_done.set()
 
     def poll_git(self) -> None:
         """Look at the ref; read, validate and apply the commit only when it moved."""
@@ -78,15 +112,9 @@ class Passes:
             return
         runtime.say(f"Git moved to {desired.revision.label[:12]}")
         self._reconciler.desired = desired
+        self._feed.want(desired.by_place)
         self.full("git")
 
     def _look_at_git(self) -> str | None:
         self._metrics.git_polls.inc()
         return head_of(self._setup.source, self._runtime.environ)
-
-
-def _summary(report: ApplyReport) -> str:
-    counts = {outcome: report.count(outcome) for outcome in Outcome}
-    return (
-        ", ".join(f"{count} {outcome}" for outcome, count in counts.items() if count) or "nothing"
-    )
