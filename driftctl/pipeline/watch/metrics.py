@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 PREFIX = "driftctl_"
+URGENCIES = ("drift", "pass", "status")  # core.watch.queue.Urgency, as labels
 CORRECTION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 
 
@@ -66,6 +67,8 @@ class WatchMetrics:
             PREFIX + "watch_work", "WebApps taken from the queue, by urgency.", ["urgency"],
             registry=registry,
         )  # fmt: skip
+        for urgency in URGENCIES:
+            self.work.labels(urgency)  # every series from the start, at 0
         self.full_passes = Counter(
             PREFIX + "watch_full_passes", "Full passes, by reason.", ["reason"],
             registry=registry,
