@@ -108,6 +108,8 @@ def dry_run(
 
     asked = [candidate for candidate in candidates if candidate.apply]
     results: dict[ObjectKey, DryRunResult] = {}
+    if not asked:
+        return results
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         for candidate, result in zip(asked, pool.map(one, asked), strict=True):
             results[candidate.key] = result
@@ -124,6 +126,8 @@ def dry_run_reverts(
         return _answer(kube, _revert_request(candidate.key, candidate.revert, manager, True))
 
     asked = [candidate for candidate in candidates if candidate.revert is not None]
+    if not asked:
+        return {}
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
 

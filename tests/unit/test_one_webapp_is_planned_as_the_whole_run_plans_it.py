@@ -207,3 +207,24 @@ def test_a_view_holds_only_the_webapps_own_objects() -> None:
     view = census.view(Place("web", "shop"))
     assert [obj["metadata"]["name"] for obj in view.objects()] == ["shop", "shop"]
     assert view.autoscalers_known
+
+
+def test_a_webapp_stays_settled_until_it_or_git_changes() -> None:
+    cluster = converged([app(name) for name in NAMES])
+    census = census_of(cluster, [app(name) for name in NAMES], [])
+    seen = census.whole()
+    shop, blog = Place("web", "shop"), Place("web", "blog")
+    census.settle(shop, seen)
+    census.settle(blog, seen)
+    assert census.unsettled([shop, blog]) == frozenset()
+
+    [deployment] = [
+        obj for obj in cluster.listed(c.DEPLOYMENT_KIND) if obj["metadata"]["name"] == "shop"
+    ]
+    census.deployment(shop, dict(deployment))  # a new version of its Deployment (an event)
+    assert census.unsettled([shop, blog]) == {shop}
+    census.settle(shop, seen)  # what a pass saw before that event does not settle it
+    assert census.unsettled([shop, blog]) == {shop}
+
+    census.want({Place("web", name) for name in NAMES})  # Git moved
+    assert census.unsettled([shop, blog]) == {shop, blog}

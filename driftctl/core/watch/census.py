@@ -12,6 +12,11 @@ A plan of one WebApp needs, beyond that WebApp's own objects:
   owner is live in any shard (an orphan is pruned): owners by uid;
 - which autoscaler, if any, scales a Deployment (its replicas are then the autoscaler's).
 Objects of other shards count only as owners (their uids): nothing else of them is kept.
+
+And which WebApps are settled: found equal to Git (objects and status) by a full pass, and
+unchanged since: neither their WebApp, nor their Deployment, nor an autoscaler of it
+changed, and Git did not move. A plan is a function of those, so a resync plans only the
+WebApps that are not settled; a change, or Git moving, unsettles them.
 Pure: the feed (pipeline.watch.feed) tells it each change, under its lock.
 """
 
@@ -47,6 +52,7 @@ class Census:
     _owned: dict[str, set[Place]] = field(default_factory=dict)  # owner uid -> Deployments
     _scalers: dict[Place, Obj] = field(default_factory=dict)  # autoscalers, by their place
     _scaled: dict[Place, set[Place]] = field(default_factory=dict)  # Deployment -> autoscalers
+    _settled: set[Place] = field(default_factory=set)
     managed: int = 0
     going: int = 0
 
@@ -54,6 +60,7 @@ class Census:
 
     def webapp(self, place: Place, obj: Obj | None) -> None:
         """This shard's WebApp at `place` is now `obj` (None: gone)."""
+        self._settled.discard(place)
         old = self._webapps.pop(place, None)
         if old is not None:
             self._forget_owner(uid(old), place)
@@ -73,6 +80,7 @@ class Census:
 
     def deployment(self, place: Place, obj: Obj | None) -> None:
         """This shard's Deployment at `place` is now `obj` (None: gone)."""
+        self._settled.discard(place)
         old = self._deployments.pop(place, None)
         for owner in owner_uids(old) if old is not None else ():
             self._owned.get(owner, set()).discard(place)
@@ -87,18 +95,33 @@ class Census:
         old = self._scalers.pop(place, None)
         for target in scaled_deployments([old] if old is not None else []):
             self._scaled.get(target, set()).discard(place)
+            self._settled.discard(target)
         if obj is not None:
             self._scalers[place] = obj
             for target in scaled_deployments([obj]):
                 self._scaled.setdefault(target, set()).add(place)
+                self._settled.discard(target)
 
     def want(self, wanted: Collection[Place]) -> None:
-        """Git now declares WebApps at `wanted`: every object's part is counted again."""
+        """Git now declares WebApps at `wanted`: every object's part is counted again, and
+        no WebApp is settled any more."""
         self.wanted = wanted
+        self._settled.clear()
         for place, obj in self._webapps.items():
             self._set((WEBAPP, place), webapp_standing(obj, wanted, self.instance))
         for place in self._deployments:
             self._recount_deployment(place)
+
+    def settle(self, place: Place, seen: LiveState) -> None:
+        """A full pass found the WebApp at `place` equal to Git in `seen`: settled, unless
+        its objects changed since `seen` was taken."""
+        same_webapp = self._webapps.get(place) is seen.webapps.get(place)
+        if same_webapp and self._deployments.get(place) is seen.deployments.get(place):
+            self._settled.add(place)
+
+    def unsettled(self, places: Iterable[Place]) -> frozenset[Place]:
+        """Those of `places` not known equal to Git since their last change."""
+        return frozenset(place for place in places if place not in self._settled)
 
     # -- what a plan reads -------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 A full pass (at the start, when Git moved, every --resync) plans the whole instance from
 the watch's memory, as apply plans it, and sends nothing itself: each WebApp with
 something to do waits in the work queue (core.watch.queue, `Urgency.PASS`) for a worker,
-behind any correction of drift. Something to do, per WebApp (`places_with_work`): an
-action that writes (create, update, replace, prune, cleanup), one apply would fail (an
-object Git cannot apply, another owner's object: retried after their backoff), or a
-status that would change. A WebApp whose objects and status are as they should be waits
-for nothing, so a pass over an instance that did not drift queues nothing.
+behind any correction of drift. Something to do, per WebApp (`work_of`): an action that
+writes (create, update, replace, prune, cleanup), one apply would fail (an object Git
+cannot apply, another owner's object: retried after their backoff), or a status that
+would change. A WebApp whose objects and status are as they should be waits for nothing,
+so a pass over an instance that did not drift queues nothing; if every action of it is
+`unchanged`, it is settled (core.watch.census): the next resync does not plan it again
+unless it changed.
 
 `PassTally` follows one pass until each WebApp it queued was reconciled once: then the
 pass is done (the process is ready after its first), and says what it did. Pure: the time
@@ -26,6 +28,7 @@ from driftctl.core.planning.actions import (
     Conflict,
     Plan,
     Refused,
+    Unchanged,
     is_changing,
     outcome_of,
 )
@@ -36,8 +39,17 @@ from driftctl.core.planning.status import facts_of, status_update
 from driftctl.core.source.model import Place
 
 
-def places_with_work(plan: Plan, live: LiveState, now: datetime.datetime) -> list[Place]:
-    """The WebApps of `plan` (made from `live`) a worker must reconcile, in plan order."""
+@dataclass(frozen=True)
+class PassWork:
+    """What a full pass found: the WebApps a worker must reconcile (in plan order), and
+    those equal to Git, every action of them unchanged (settled)."""
+
+    busy: tuple[Place, ...]
+    settled: tuple[Place, ...]
+
+
+def work_of(plan: Plan, live: LiveState, now: datetime.datetime) -> PassWork:
+    """The work in `plan` (made from `live`) a worker must do, and what is settled."""
     by_place: dict[Place, list[Action]] = {}
     for action in plan.actions:
         by_place.setdefault(action.key.place, []).append(action)
@@ -47,7 +59,12 @@ def places_with_work(plan: Plan, live: LiveState, now: datetime.datetime) -> lis
         if key.place not in chosen and _status_moves(key, by_place.get(key.place, []), live, now):
             busy.append(key.place)
             chosen.add(key.place)
-    return busy
+    settled = tuple(
+        place
+        for place, actions in by_place.items()
+        if place not in chosen and all(isinstance(action, Unchanged) for action in actions)
+    )
+    return PassWork(tuple(busy), settled)
 
 
 def _needs_a_worker(action: Action) -> bool:

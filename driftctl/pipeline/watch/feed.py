@@ -21,7 +21,7 @@ nothing itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from driftctl.core.api import requests as r
@@ -153,6 +153,18 @@ class Feed:
         """Git moved: it declares WebApps at `wanted` now."""
         with self._lock:
             self._census.want(wanted)
+
+    def unsettled(self, whole: LiveState) -> frozenset[Place]:
+        """The places of `whole` and of Git not known equal to Git since they last changed."""
+        with self._lock:
+            places = {*whole.webapps, *whole.deployments, *self._census.wanted}
+            return self._census.unsettled(places)
+
+    def settle(self, places: Iterable[Place], seen: LiveState) -> None:
+        """A full pass found these places equal to Git in `seen` (core.watch.census)."""
+        with self._lock:
+            for place in places:
+                self._census.settle(place, seen)
 
     def client(self) -> Kube:
         """A client for one reconcile or pass: its retries bounded by --timeout, its writes

@@ -3,13 +3,15 @@
 A full pass plans the whole instance (shard) as apply would, from the watch's memory
 (pipeline.watch.reconcile `survey`: the informers listed everything at the start, and
 keep it), sends nothing but the lookups of others' objects, and hands each WebApp with
-work to the workers (core.watch.work), behind any correction of drift: the queue is
-never paused for a pass, and a person's edit never waits for the rest of one. The pass is
-done once each of those WebApps was reconciled (`PassTally`); the process is ready after
-its first. It runs at the start, every --resync seconds, and when the Git ref moved: the
-ref is looked at every --git-poll seconds (shell.git_source.head_of), and the commit
-read, validated and applied only when it moved; an invalid commit leaves the last valid
-one in force. Decides nothing.
+work to the workers (core.watch.work), behind any correction of drift: the queue is never
+paused for a pass, and a person's edit never waits for the rest of one. A WebApp the last
+pass found equal to Git, and that did not change since, is settled (core.watch.census): a
+resync plans only the others, so over a quiet instance it costs next to nothing. The pass
+is done once each WebApp it queued was reconciled (`PassTally`); the process is ready
+after its first. It runs at the start, every --resync seconds, and when the Git ref
+moved: the ref is looked at every --git-poll seconds (shell.git_source.head_of), and the
+commit read, validated and applied only when it moved; an invalid commit leaves the last
+valid one in force. Decides nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import threading
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.model import Place
 from driftctl.core.watch.queue import Urgency
-from driftctl.core.watch.work import PassTally, places_with_work
+from driftctl.core.watch.work import PassTally, work_of
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
@@ -59,18 +61,23 @@ class Passes:
         self.full("start")
 
     def full(self, reason: str) -> None:
-        """Plan the whole instance from memory; queue each WebApp with work."""
+        """Plan the instance from memory (the WebApps not settled); queue each with work."""
         self._metrics.full_passes.labels(reason).inc()
+        whole = self._feed.whole()
+        unsettled = self._feed.unsettled(whole)
+        everything = {*whole.webapps, *whole.deployments, *self._reconciler.desired.by_place}
+        focus = None if unsettled >= everything else unsettled
         try:
-            planned = self._reconciler.survey(self._feed.whole())
+            planned = self._reconciler.survey(whole, focus)
         except DriftctlError as failed:
             self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
             return
         [plan] = planned.plans
         for refusal in plan.refusals:
             self._runtime.notice(f"refused: {refusal}")
-        now = datetime.datetime.now(datetime.UTC)
-        queued = places_with_work(plan, planned.live, now)
+        work = work_of(plan, planned.live, datetime.datetime.now(datetime.UTC))
+        self._feed.settle(work.settled, whole)
+        queued = list(work.busy)
         tally = PassTally.of(reason, plan, queued)
         with self._lock:
             self._tally = tally

@@ -10,11 +10,11 @@ reads this plan before it is carried out, and each write's answer tells what it 
 missing are looked for by name, unless the last full pass looked there already
 (`Searched`).
 
-All of them (`survey`): apply's plan of the whole instance from the memory, sending
-nothing but the lookups of others' objects; the pass hands its WebApps with work to the
-workers (pipeline.watch.passes). Built from a live view, a client and the lock, so one
-WebApp's reconcile runs against a cluster without the rest of the process. Decides
-nothing.
+All of them (`survey`): apply's plan of the whole instance from the memory (or of those
+WebApps not settled since the last pass), sending nothing but the lookups of others'
+objects; the pass hands its WebApps with work to the workers (pipeline.watch.passes).
+Built from a live view, a client and the lock, so one WebApp's reconcile runs against a
+cluster without the rest of the process. Decides nothing.
 """
 
 from __future__ import annotations
@@ -100,11 +100,12 @@ class Reconciler:
         )
         return applier.carry_out(planned.plans[0], planned.live)
 
-    def survey(self, whole: LiveState) -> Plans:
+    def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
         """Apply's plan of the whole instance (shard) from `whole`, with no dry-run: only
-        others' objects are read, where Git declares a name the instance lacks."""
+        others' objects are read, where Git declares a name the instance lacks. With
+        `focus`, of those WebApps alone (the guards still count all of `whole`)."""
         setup = self._setup
-        goal = Goal(self.desired, setup.policy, setup.drift)
+        goal = Goal(self.desired, setup.policy, setup.drift, focus=focus)
         planned = make_plans(
             self._client(), setup.cluster, [goal], shard=self._shard, live=whole, asking=SURVEY
         )

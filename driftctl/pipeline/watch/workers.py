@@ -100,7 +100,7 @@ class Workers:
                 while taken is None:
                     if self._draining:
                         return
-                    self._cond.wait(0.5)
+                    self._cond.wait()  # each add, promote, done and drain notifies
                     taken = self._queue.take()
                 place, urgency = taken
                 seen = self._seen.pop(place, None)
