@@ -99,7 +99,9 @@ def machine_overlay(folder: Path, cluster: NodeCluster, repo_url: str) -> Path:
         "metadata": {"name": "driftctl-settings", "namespace": NAMESPACE},
         "data": settings,
     }
-    patches = [{"patch": json.dumps(patch)} for patch in (deployment_patch, settings_patch)]
+    patches: list[dict[str, Any]] = [
+        {"patch": json.dumps(patch)} for patch in (deployment_patch, settings_patch)
+    ]
     port_path = "/spec/template/spec/containers/0/ports/0/containerPort"  # the probes' too
     patches.append(
         {
