@@ -36,7 +36,7 @@ Elsewhere = Callable[[Obj, bool], None]
 WATCH_SECONDS = 300  # the server ends each watch after this; a new one follows at once
 IDLE_SECONDS = WATCH_SECONDS + 30  # silence longer than that is a dead connection
 RECONNECT = Backoff(base=0.5, cap=5.0)
-MAX_TREES = 20_000  # field trees remembered for sharing; past that the table starts again
+MAX_TREES = 200_000  # parts remembered for sharing (small keys); past that, a new table
 
 
 def _everything(place: Place) -> bool:
@@ -71,7 +71,7 @@ class Informer:
         self._changed, self._stop, self._notice, self._jitter = changed, stop, notice, jitter
         self._keep, self._elsewhere = keep, elsewhere
         self._list_timeout = list_timeout
-        self._trees: dict[str, Any] = {}
+        self._trees: dict[Any, Any] = {}
         self._store: dict[Place, Obj] = {}
         self._lock = threading.Lock()
         self.synced = threading.Event()
