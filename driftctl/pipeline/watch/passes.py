@@ -81,9 +81,8 @@ class Passes:
         tally = PassTally.of(reason, plan, queued)
         with self._lock:
             self._tally = tally
-        self._runtime.say(
-            f"full {reason} pass at {plan.revision[:12]}: {len(queued)} WebApps to reconcile"
-        )
+        count = f"{len(queued)} WebApp{'' if len(queued) == 1 else 's'}"
+        self._runtime.say(f"full {reason} pass at {plan.revision[:12]}: {count} to reconcile")
         self._workers.add_all(queued, Urgency.PASS)
         if not queued:
             self._finish(tally)
