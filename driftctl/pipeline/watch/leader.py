@@ -1,11 +1,14 @@
 """Leadership and the main loop of `watch`: the parts of one process, put together.
 
-The process waits for the instance's Lease (a standby polls it every STANDBY_POLL
-seconds), and while it leads: the feed lists and watches (pipeline.watch.feed), the
-workers reconcile what it queues (pipeline.watch.workers), and the loop promotes retries
-that are due, polls Git and runs the resyncs (pipeline.watch.passes). A stop (SIGTERM)
-drains the reconciles in progress and releases the Lease; a lost Lease stops the process
-(exit 6), to start again as a standby: refused by another holder, or not renewed within the
+The process waits for a Lease (the instance's; with --shard-count, the one asked for or
+any free shard's; a standby polls them every STANDBY_POLL seconds), and while it leads:
+the feed lists and watches (pipeline.watch.feed), the workers reconcile what it queues
+(pipeline.watch.workers), and the loop promotes retries that are due, polls Git and runs
+the resyncs (pipeline.watch.passes). With --verify the Lease is taken recording the
+revision verified (pipeline.trust); with receivers, the digests of what the shard's
+reconciles did go out every --notify-window (pipeline.notify). A stop (SIGTERM) drains
+the reconciles in progress and releases the Lease; a lost Lease stops the process (exit
+6), to start again as a standby: refused by another holder, or not renewed within the
 renew deadline (core.api.lease.Term), which ends before the Lease can expire for the
 standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 (shell.probes). Decides nothing.
@@ -13,6 +16,7 @@ standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +25,9 @@ from driftctl.core.api import requests as r
 from driftctl.core.api.lease import Standing, Term
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import LockHeld
+from driftctl.pipeline import trust
 from driftctl.pipeline.engine import Notice, holder_identity, in_scope, lease_of
+from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
@@ -49,12 +55,18 @@ def watch(
     progress: Progress,
     stop: threading.Event,
 ) -> None:
-    """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3)."""
+    """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3), and
+    with --verify trusted against the last revision verified that the Lease records."""
     runtime = Runtime(environ, notice, say, progress, stop)
     desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
     cluster = setup.cluster
     api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
-    controller = Controller(setup, api, desired, runtime)
+    kube = Kube(api, Deadline(cluster.timeout), notice=notice)
+    lease = lease_of(cluster, setup.lock, setup.pace.shards[0])
+    desired, anchor = trust.verified_against(
+        kube, lease, desired, setup.source, setup.verify, environ=environ
+    )
+    controller = Controller(setup, api, desired, runtime, anchor=anchor)
     where = (setup.pace.metrics_host, setup.pace.metrics_port)
     server = probes.serve(where, controller.metrics.registry, controller.ready)
     host, port = server.server_address[:2]
@@ -65,18 +77,34 @@ def watch(
         server.shutdown()
 
 
+def _gatherer(setup: Setup, shard: Shard, warn: Notice) -> Gatherer | None:
+    """Whom the digests of one shard's watch go to, one per --notify-window (None: nobody)."""
+    if not setup.notify.anyone:
+        return None
+    return Gatherer(Teller(setup.notify, setup.cluster, setup.lock, shard, warn))
+
+
 class Controller:
     """One watch process: its Lease, and the feed, workers and passes it runs while leading."""
 
-    def __init__(self, setup: Setup, api: Any, desired: DesiredState, runtime: Runtime) -> None:
+    def __init__(
+        self,
+        setup: Setup,
+        api: Any,
+        desired: DesiredState,
+        runtime: Runtime,
+        *,
+        anchor: str | None = None,
+    ) -> None:
         self.setup, self._runtime, self._api, self._desired = setup, runtime, api, desired
+        self._anchor = anchor  # the last revision verified, as the Lease recorded it (--verify)
         self.metrics = WatchMetrics()
         self._lease_kube = Kube(
             api, Deadline(float("inf")), notice=runtime.notice, answered=self._lease_written
         )
         self._term = Term.of(setup.pace.lease_duration)
         self._leading: Leading | None = None
-        self._standby = False  # another process holds the Lease (each shard's)
+        self._standby = False  # other processes hold the Lease (each shard's)
 
     def run(self) -> None:
         """Lead (once a Lease is ours) until stopped; raises LockHeld when it is lost."""
@@ -84,22 +112,30 @@ class Controller:
         if taken is None:
             return
         lock, shard = taken
-        lease = lock_display(lock)
+        lease = lock.ref.display
+        runtime, gatherer = self._runtime, _gatherer(self.setup, shard, self._runtime.notice)
+        if gatherer is not None:
+            runtime = dataclasses.replace(runtime, heard=gatherer.heard)
+            threading.Thread(
+                target=gatherer.run, args=(runtime.stop,), name="notify", daemon=True
+            ).start()
         with lock:
             leading = self._leading = Leading(
-                self.setup, self._api, self._desired, self._runtime,
+                self.setup, self._api, self._desired, runtime,
                 metrics=self.metrics, lock=lock, shard=shard,
             )  # fmt: skip
             self.metrics.leader.set(1)
             if shard.sharded:
                 self.metrics.shard.labels(f"{shard.index}/{shard.count}").set(1)
-            self._runtime.say(f"leading: holds {lease}" + (f" ({shard})" if shard.sharded else ""))
+            runtime.say(f"leading: holds {lease}" + (f" ({shard})" if shard.sharded else ""))
             try:
                 leading.work()
             finally:
                 leading.workers.drain(DRAIN_SECONDS)
                 self.metrics.leader.set(0)
-        self._runtime.say(f"stopped: released {lease}")
+                if gatherer is not None:
+                    gatherer.flush()
+        runtime.say(f"stopped: released {lease}")
 
     def ready(self) -> bool:
         """A standby is (it can take over); a leader once it listed everything and its first
@@ -113,23 +149,49 @@ class Controller:
         """Take a Lease (of the shard asked for, or of any free one), waiting as a standby
         while other processes hold them all."""
         stop, told = self._runtime.stop, False
-        setup = self.setup
         while not stop.is_set():
-            for shard in setup.pace.shards:
-                ref = lease_of(setup.cluster, setup.lock, shard)
-                lock = RunLock(self._lease_kube, ref, holder_identity(), term=self._term)
+            refusal = ""
+            for shard in self.setup.pace.shards:
                 try:
-                    lock.acquire(0)
-                    self._standby = False
-                    return lock, shard
+                    lock = self._take(shard)
                 except LockHeld as held:
-                    last = held
+                    refusal = held.message
+                    continue
+                self._standby = False
+                return lock, shard
             self._standby = True
             if not told:
-                self._runtime.say(f"standby: {last.message}")
+                self._runtime.say(f"standby: {refusal}")
                 told = True
             stop.wait(STANDBY_POLL)
         return None
+
+    def _take(self, shard: Shard) -> RunLock:
+        """Take the Lease of `shard` (LockHeld: another process holds it); with --verify,
+        recording the revision this process verified, or (when another leader recorded a
+        newer one meanwhile) Git's, verified afresh."""
+        setup, runtime = self.setup, self._runtime
+        ref = lease_of(setup.cluster, setup.lock, shard)
+        lock = RunLock(self._lease_kube, ref, holder_identity(), term=self._term)
+
+        def reload() -> DesiredState:
+            return in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
+
+        self._desired = trust.take_lock(
+            lock,
+            self._desired,
+            setup.source,
+            setup.verify,
+            timeout=0,
+            anchor=self._anchor,
+            environ=runtime.environ,
+            reload=reload,
+        )
+        verified = self._desired.revision.verified
+        if verified is not None:
+            self._anchor = verified[0]
+            self.metrics.verified(*verified)
+        return lock
 
     def _lease_written(self, request: r.Request, body: dict[str, Any]) -> None:
         if request.method in ("PUT", "POST"):
@@ -162,11 +224,13 @@ class Leading:
             lock=lock,
             progress=runtime.progress,
             shard=shard,
+            heard=runtime.heard,
         )
         self.workers = Workers(self.reconciler.one, runtime, metrics)
         self.passes = Passes(
-            setup, runtime, self.reconciler, feed=self.feed, workers=self.workers, metrics=metrics
-        )
+            setup, runtime, self.reconciler,
+            feed=self.feed, workers=self.workers, metrics=metrics, lock=lock,
+        )  # fmt: skip
 
     def ready(self) -> bool:
         return self.passes.first_done.is_set() and self.feed.synced
@@ -194,10 +258,6 @@ class Leading:
                 next_resync = clock() + pace.resync
             soonest = min(next_poll, next_resync, due if due is not None else next_poll)
             stop.wait(min(max(soonest - clock(), 0.01), 1.0))
-
-
-def lock_display(lock: RunLock) -> str:
-    return lock.ref.display
 
 
 def _why_lost(lock: RunLock) -> str:

@@ -4,26 +4,35 @@ A full pass plans the whole instance (shard) as apply would, from the watch's me
 (pipeline.watch.reconcile `survey`: the informers listed everything at the start, and
 keep it), sends nothing but the lookups of others' objects, and hands each WebApp with
 work to the workers (core.watch.work), behind any correction of drift: the queue is never
-paused for a pass, and a person's edit never waits for the rest of one. A WebApp the last
-pass found equal to Git, and that did not change since, is settled (core.watch.census): a
-resync plans only the others, so over a quiet instance it costs next to nothing. The pass
-is done once each WebApp it queued was reconciled (`PassTally`); the process is ready
-after its first. It runs at the start, every --resync seconds, and when the Git ref
-moved: the ref is looked at every --git-poll seconds (shell.git_source.head_of), and the
-commit read, validated and applied only when it moved; an invalid commit leaves the last
-valid one in force. Decides nothing.
+paused for a pass, and a person's edit never waits for the rest of one. What it found of
+the others (unchanged, drift held back) is told to the notifications as a reconcile's
+facts are. A WebApp the last pass found equal to Git, and that did not change since, is
+settled (core.watch.census): a resync plans only the others, so over a quiet instance it
+costs next to nothing. The pass is done once each WebApp it queued was reconciled
+(`PassTally`); the process is ready after its first. It runs at the start, every
+--resync seconds, and when the Git ref moved: the ref is looked at every --git-poll
+seconds (shell.git_source.head_of), and the commit read, validated and applied only when
+it moved; an invalid commit leaves the last valid one in force. With --verify, the commit
+is verified against the one in force (pipeline.trust) and recorded on the Lease before it
+is applied; one refused leaves the last verified one in force, and is not looked at again
+until the ref moves. Decides nothing.
 """
 
 from __future__ import annotations
 
 import datetime
 import threading
+from dataclasses import replace
 
-from driftctl.core.planning.outcomes import ApplyReport
+from driftctl.core.notify.facts import RunFacts
+from driftctl.core.planning.actions import Plan, outcome_of
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome
+from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
 from driftctl.core.watch.queue import Urgency
 from driftctl.core.watch.work import PassTally, work_of
-from driftctl.errors import DriftctlError
+from driftctl.errors import DriftctlError, UntrustedRevision
+from driftctl.pipeline import trust
 from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch.feed import Feed
@@ -32,6 +41,7 @@ from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
 from driftctl.shell.git_source import head_of
+from driftctl.shell.lock import RunLock
 
 
 class Passes:
@@ -46,12 +56,14 @@ class Passes:
         feed: Feed,
         workers: Workers,
         metrics: WatchMetrics,
+        lock: RunLock,
     ) -> None:
         self._setup, self._runtime, self._metrics = setup, runtime, metrics
         self._reconciler, self._feed, self._workers = reconciler, feed, workers
+        self._lock = lock
         self._head: str | None = None  # the commit the ref pointed at when last looked at
         self._tally: PassTally | None = None
-        self._lock = threading.Lock()
+        self._guard = threading.Lock()  # the tally
         self.first_done = threading.Event()  # the first pass's WebApps were all reconciled
         workers.finished = self.reconciled
 
@@ -71,6 +83,7 @@ class Passes:
             planned = self._reconciler.survey(whole, focus)
         except DriftctlError as failed:
             self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+            self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
             return
         [plan] = planned.plans
         for refusal in plan.refusals:
@@ -78,8 +91,9 @@ class Passes:
         work = work_of(plan, planned.live, datetime.datetime.now(datetime.UTC))
         self._feed.settle(work.settled, whole)
         queued = list(work.busy)
+        self._runtime.heard(_quiet_facts(plan, set(queued)))
         tally = PassTally.of(reason, plan, queued)
-        with self._lock:
+        with self._guard:
             self._tally = tally
         count = f"{len(queued)} WebApp{'' if len(queued) == 1 else 's'}"
         self._runtime.say(f"full {reason} pass at {plan.revision[:12]}: {count} to reconcile")
@@ -89,7 +103,7 @@ class Passes:
 
     def reconciled(self, place: Place, report: ApplyReport | None) -> None:
         """A worker reconciled `place`: the pass is done after its last WebApp."""
-        with self._lock:
+        with self._guard:
             tally = self._tally
             if tally is None or not tally.reconciled(place, report):
                 return
@@ -112,15 +126,52 @@ class Passes:
             desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
         except DriftctlError as failed:
             runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
+            return
+        unverified = replace(current.revision, verified_by=None)
+        if desired.revision == unverified and desired.webapps == current.webapps:
+            self._head = head
+            return
+        try:
+            desired = self._admit(desired)
+        except UntrustedRevision as refused:
+            runtime.notice(f"refused: {refused.message}")
+            runtime.heard(RunFacts(current.revision.label, error=refused, scope=frozenset()))
+            self._head = head  # looked at again once the ref moves
+            return
+        except DriftctlError as failed:
+            runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
             return
         self._head = head
-        if desired.revision == current.revision and desired.webapps == current.webapps:
-            return
         runtime.say(f"Git moved to {desired.revision.label[:12]}")
         self._reconciler.desired = desired
         self._feed.want(desired.by_place)
         self.full("git")
 
+    def _admit(self, desired: DesiredState) -> DesiredState:
+        """`desired` verified against the revision in force, and recorded on the Lease."""
+        verify = self._setup.verify
+        if not verify.enabled:
+            return desired
+        anchor = self._reconciler.desired.revision.revision
+        verified = trust.verify(desired, self._setup.source, verify, anchor, self._runtime.environ)
+        record = trust.recorded(verified.revision)
+        if record is not None:
+            self._lock.record(record)
+            self._metrics.verified(record.revision, record.key)
+        return verified
+
     def _look_at_git(self) -> str | None:
         self._metrics.git_polls.inc()
         return head_of(self._setup.source, self._runtime.environ)
+
+
+def _quiet_facts(plan: Plan, queued: set[Place]) -> RunFacts:
+    """What the pass found of the WebApps it queued nothing for, as their reconcile would
+    report it (nothing sent: unchanged, or drift held back), and the guards' refusals."""
+    actions = tuple(action for action in plan.actions if action.key.place not in queued)
+    outcomes = tuple(ObjectOutcome(a.key, outcome_of(a), a.reason) for a in actions)
+    report = ApplyReport(outcomes, plan.revision, plan.refusals)
+    scope = frozenset(action.key.place for action in actions)
+    return RunFacts(plan.revision, Plan(actions, revision=plan.revision), report, scope=scope)

@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj
 from driftctl.core.planning.outcomes import ApplyReport
@@ -76,11 +77,12 @@ class Reconciler:
         lock: RunLock,
         progress: Progress,
         shard: Shard = WHOLE,
+        heard: Callable[[RunFacts], None] = lambda facts: None,
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self.searched = Searched()  # replaced by each full pass
         self._setup, self._view, self._counts, self._client = setup, view, counts, client
-        self._lock, self._progress, self._shard = lock, progress, shard
+        self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
 
     def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
         """The plan of the WebApp at `place`, from its view, carried out as apply does. A
@@ -95,10 +97,19 @@ class Reconciler:
         planned = make_plans(
             kube, setup.cluster, [focused], shard=self._shard, live=view, asking=ONE_AT_A_TIME
         )
+        plan = planned.plans[0]
         applier = applier_for(
-            kube, setup.cluster, self._lock, planned.plans[0], self._progress, concurrency=1
+            kube,
+            setup.cluster,
+            self._lock,
+            plan,
+            self._progress,
+            concurrency=1,
+            verified=desired.revision.verified,
         )
-        return applier.carry_out(planned.plans[0], planned.live)
+        report = applier.carry_out(plan, planned.live)
+        self._heard(RunFacts(plan.revision, plan, report, scope=frozenset({place})))
+        return report
 
     def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
         """Apply's plan of the whole instance (shard) from `whole`, with no dry-run: only
