@@ -112,3 +112,15 @@ def test_a_timed_retry_comes_back_at_its_urgency() -> None:
     queue.add_at(SHOP, 4.0, Urgency.PASS)
     queue.promote(4.0)
     assert queue.take() == (SHOP, Urgency.PASS)
+
+
+def test_a_worker_is_kept_for_drift_while_others_refresh_statuses() -> None:
+    queue: WorkQueue[Key] = WorkQueue(others_at_most=2)
+    queue.add_all([("web", f"app-{n}") for n in range(10)], Urgency.STATUS)
+    assert queue.take() == (("web", "app-0"), Urgency.STATUS)
+    assert queue.take() == (("web", "app-1"), Urgency.STATUS)
+    assert queue.take() is None  # the third worker waits for drift
+    queue.add(SHOP, Urgency.DRIFT)
+    assert queue.take() == (SHOP, Urgency.DRIFT)
+    queue.done(("web", "app-0"))
+    assert queue.take() == (("web", "app-2"), Urgency.STATUS)

@@ -14,9 +14,11 @@ waiting, pipeline.watch):
 Drift first: each waiting key has an `Urgency`, and `take` hands out the most urgent key
 first, in arrival order within one urgency. A key asked for again at a greater urgency
 moves up (a status refresh that turns out to be drift waits no longer than drift); asked
-for at a lesser one, it keeps its place. So a correction of drift waits only for the
-reconciles in progress and the corrections that arrived before it, never for the rest of
-a full pass or for status refreshes, however many wait.
+for at a lesser one, it keeps its place. And with `others_at_most`, no more than that many
+keys of lesser urgency are in progress at once: the workers left over are kept for drift.
+So a correction of drift waits only for the corrections that arrived before it, never for
+the rest of a full pass or for status refreshes, however many wait, nor for a worker busy
+with one of them.
 Pure: time is passed in.
 """
 
@@ -47,9 +49,10 @@ class WorkQueue(Generic[K]):
         default_factory=lambda: {urgency: deque() for urgency in Urgency}
     )
     _dirty: dict[K, Urgency] = field(default_factory=dict)
-    _processing: set[K] = field(default_factory=set)
+    _processing: dict[K, Urgency] = field(default_factory=dict)
     _later: dict[K, tuple[float, Urgency]] = field(default_factory=dict)
     paused: bool = False
+    others_at_most: int | None = None  # keys of lesser urgency than drift in progress at once
 
     def add(self, key: K, urgency: Urgency = Urgency.DRIFT) -> None:
         """`key` changed: reconcile it (once, however many changes arrive before it starts),
@@ -89,17 +92,25 @@ class WorkQueue(Generic[K]):
         if self.paused:
             return None
         for urgency, line in self._lines.items():
+            if urgency is not Urgency.DRIFT and self._no_room_for_others():
+                return None
             while line:
                 key = line.popleft()
                 if self._dirty.get(key) is urgency and key not in self._processing:
                     del self._dirty[key]
-                    self._processing.add(key)
+                    self._processing[key] = urgency
                     return key, urgency
         return None
 
+    def _no_room_for_others(self) -> bool:
+        if self.others_at_most is None:
+            return False
+        others = sum(1 for each in self._processing.values() if each is not Urgency.DRIFT)
+        return others >= self.others_at_most
+
     def done(self, key: K) -> None:
         """A worker finished `key`; if it changed meanwhile, it is ready again."""
-        self._processing.discard(key)
+        self._processing.pop(key, None)
         urgency = self._dirty.get(key)
         if urgency is not None:
             self._lines[urgency].append(key)

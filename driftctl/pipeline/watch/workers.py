@@ -1,8 +1,9 @@
 """The workers of `watch`: the work queue, the threads that take from it, and retries.
 
 A change the feed lets through, or a WebApp a full pass found work for, waits in the
-queue (core.watch.queue: changes coalesce, a WebApp never has two workers, drift first);
-each of --concurrency threads takes the most urgent place and hands it to `reconcile`
+queue (core.watch.queue: changes coalesce, a WebApp never has two workers, drift first,
+one worker kept free for drift); each of --concurrency threads takes the most urgent
+place and hands it to `reconcile`
 (pipeline.watch.reconcile), then tells `finished` what came of it. A failure, or an
 object that failed, retries the place later (core.watch.backoff: 1 s doubling to 5 min,
 reset on success); the seconds from a drift seen to the reconcile that corrected it are
@@ -64,7 +65,10 @@ class Workers:
             self._cond.notify_all()
 
     def start(self, count: int) -> None:
-        """Start `count` threads, each reconciling one place at a time."""
+        """Start `count` threads, each reconciling one place at a time; with two or more,
+        one is always kept free for drift (core.watch.queue)."""
+        with self._cond:
+            self._queue.others_at_most = max(count - 1, 1)
         for n in range(count):
             threading.Thread(target=self._work, name=f"reconcile-{n}", daemon=True).start()
 
