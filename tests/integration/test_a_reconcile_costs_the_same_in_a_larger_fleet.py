@@ -2,7 +2,7 @@
 control plane, as a real process with operator/'s RBAC:
 
 - a hand `kubectl scale` is put back with the same requests, and with the same number of
-  live objects handed to its plan (the WebApp's own two), when the instance holds 50
+  live objects handed to each plan (the WebApp's own two), when the instance holds 50
   WebApps and when it holds 500: the prune guards' counts come from the watch's census,
   not from walking the instance; and no dry-run goes before the correcting apply;
 - a change of a Deployment's status alone (what the Deployment controller writes) is a
@@ -156,8 +156,8 @@ def test_a_correction_costs_the_same_at_50_and_at_500_webapps(
     settled(process)
     large = correction(harness, control_plane, process, "app-001")
 
-    requests, own, visited, work = large
-    assert small == large, f"at {SMALL}: {small}; at {LARGE}: {large}"
+    assert small[:2] == large[:2], f"at {SMALL}: {small}; at {LARGE}: {large}"
+    requests, own = large[:2]
     assert requests == {
         "deployments/scale PATCH": 1,  # the person's scale
         "deployments APPLY": 1,  # put back, with no dry-run before it
@@ -165,8 +165,12 @@ def test_a_correction_costs_the_same_at_50_and_at_500_webapps(
         "events POST": 1,
     }
     assert own == 3
-    assert visited == 2  # the WebApp and its Deployment, whatever the fleet
-    assert work == 1
+    # The WebApp and its Deployment, whatever the fleet, in each reconcile: the correction,
+    # and at most one more when the apply's own event came back before its answer (told
+    # apart only afterwards; that reconcile finds nothing to do and sends nothing).
+    for _, _, visited, work in (small, large):
+        assert work in (1, 2), (small, large)
+        assert visited == 2 * work, (small, large)
 
 
 def test_a_status_change_alone_writes_only_a_status_that_moved(
