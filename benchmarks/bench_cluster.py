@@ -14,8 +14,13 @@ etcd spent meanwhile, and the machine's load average. Results go to
 benchmarks/results/<date>.json (every figure) and <date>.md (cluster_report), unless
 --no-record.
 
+With --latency-ms, both tools reach the API server through a relay on loopback that adds
+that round trip to every exchange (benchmarks/latency.py), as a cluster in another zone
+or region would: where --concurrency meets kubectl's one request at a time. Those results
+go to benchmarks/results/latency/<date>-rtt<ms>ms.json and .md.
+
 Run: `.venv/bin/python -m benchmarks.bench_cluster [--sizes 100,1000,10000]
-[--repeat 5,3,1] [--controlplane DIR]`. Nothing here asserts a time.
+[--repeat 5,3,1] [--controlplane DIR] [--latency-ms 20]`. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +46,7 @@ from kubernetes import client, config
 
 from benchmarks import cluster_report as report
 from benchmarks import fleet as f
+from benchmarks import latency
 from benchmarks.cluster_report import ROOT, STEPS
 from driftctl import conventions as c
 from driftctl.core.planning.manifests import Stamp
@@ -407,6 +413,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--append", action="store_true", help="add to the samples already in that file"
     )
+    parser.add_argument(
+        "--latency-ms", type=float, default=0.0, help="round trip added to every exchange"
+    )
     options = parser.parse_args(argv)
     options.sizes = [int(size) for size in options.sizes.split(",")]
     repeats = [int(n) for n in options.repeat.split(",")]
@@ -422,8 +431,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     with (
         tempfile.TemporaryDirectory() as folder,
         control_plane(options.controlplane, Path(folder)) as plane,
+        latency.DelayingRelay(
+            latency.upstream_of(plane.kubeconfig), options.latency_ms / 1000
+        ) as relay,
     ):
         bench = prepare(plane, Path(folder))
+        if options.latency_ms:
+            bench = through(bench, relay)
         options.kubectl_version = kubectl_version(bench)
         rounds = [
             (count, repetition)
@@ -439,9 +453,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(report.markdown(results(samples, options, started, load_before)))
 
 
+def through(bench: Bench, relay: latency.DelayingRelay) -> Bench:
+    """The bench with both tools reaching the API server through `relay` (admin does not),
+    kubectl's discovery cache warm for that address too."""
+    kubeconfig = latency.relayed_kubeconfig(bench.kubeconfig, relay, bench.work / "relayed")
+    relayed = replace(bench, kubeconfig=kubeconfig)
+    subprocess.run([*relayed.kubectl_base(), "api-resources"], capture_output=True, check=True)
+    return relayed
+
+
+def results_folder(options: argparse.Namespace) -> Path:
+    return RESULTS / "latency" if options.latency_ms else RESULTS
+
+
+def results_name(options: argparse.Namespace) -> str:
+    name = options.name or datetime.date.today().isoformat()
+    return (
+        f"{name}-rtt{options.latency_ms:g}ms" if options.latency_ms and not options.name else name
+    )
+
+
 def earlier(options: argparse.Namespace) -> list[dict[str, Any]]:
     """The samples of an earlier invocation recorded under the same name (--append)."""
-    path = RESULTS / f"{options.name or datetime.date.today().isoformat()}.json"
+    path = results_folder(options) / f"{results_name(options)}.json"
     data = json.loads(path.read_text())
     options.runs = [*data.get("runs", [_run_of(data)]), None]
     samples: list[dict[str, Any]] = data["samples"]
@@ -486,6 +520,7 @@ def results(
             "sizes": sizes,
             "repetitions": repetitions,
             "driftctl concurrency": options.concurrency or "default",
+            "round trip added, ms": options.latency_ms,
             "namespaces": f.NAMESPACES,
             "files": f.FILES,
         },
@@ -506,12 +541,12 @@ def record(
     load_before: tuple[float, float, float],
 ) -> None:
     """Write what was measured so far: <name>.json, and <name>.md made from it."""
-    RESULTS.mkdir(exist_ok=True)
-    name = options.name or datetime.date.today().isoformat()
+    folder, name = results_folder(options), results_name(options)
+    folder.mkdir(exist_ok=True)
     data = results(samples, options, started, load_before)
-    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
-    (RESULTS / f"{name}.md").write_text(report.markdown(data))
-    print(f"# written to benchmarks/results/{name}.json and .md", file=sys.stderr)
+    (folder / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+    (folder / f"{name}.md").write_text(report.markdown(data))
+    print(f"# written to {folder.relative_to(ROOT)}/{name}.json and .md", file=sys.stderr)
 
 
 def kubectl_version(bench: Bench) -> str:

@@ -1,38 +1,51 @@
-"""Benchmark (not a test): `driftctl watch` over a fleet of N WebApps on one local control plane.
+"""Benchmark (not a test): `driftctl watch` beside the seed operator, the kube-rs WebApp
+operator driftctl was designed from (../shared/peers/seed-operator/, built with cargo when
+its binary is missing), each on fresh control planes of its own, one after the other.
 
-For N WebApps over 10 namespaces and 100 files (benchmarks/fleet.py, as bench_cluster), the
-fleet is applied once (`driftctl apply`, untimed), then one `driftctl watch` process leads
-the instance (as bench_cluster's ServiceAccount, defaults but --lock-namespace):
-- corrections: a person (admin, Python client) scales one Deployment to 5 through its
-  scale subresource; the time from that PATCH's answer to the moment a WATCH of that
-  Deployment (opened at the PATCH's resourceVersion) shows it back at 2 replicas. One
-  edit at a time, every 20th Deployment, each once; the median, min and max, and the
-  watch's own histogram (from the event seen to the reconcile that corrected it);
-- a quiet minute: nothing drifts for 60 s; the CPU seconds the watch process used
-  (/proc/<pid>/stat utime+stime), its RSS at the end and its peak (VmRSS, VmHWM), the
-  requests the API server dispatched for the ServiceAccount, and the writes to WebApps,
-  Deployments and Events (any client).
+For N WebApps over 10 namespaces (benchmarks/fleet.py), each tool on its own control plane
+(etcd, kube-apiserver, and a kube-controller-manager that runs the Deployment controller
+too, so Deployments get a status as in a cluster, without a node, hence without Pods):
+- cold start: driftctl from Git (the repository declares the fleet, the cluster has none
+  of it: watch's start pass creates it); the seed operator from existing WebApps (created
+  as admin, untimed, before it starts: it has no Git). Ready: every Deployment exists and
+  every WebApp has a status, as the API server shows them (both tools the same way);
+  driftctl's /readyz too. The process's CPU seconds and RSS at that moment;
+- the aftermath: at once, hand scales one after another while the Deployment
+  controller's status updates of the new Deployments are still being worked through
+  (driftctl's status refreshes wait in its queue: their count is recorded at each edit);
+- a quiet cluster: the Deployment controller stopped (the progress deadline of Deployments
+  that never get Pods would otherwise change them all again ten minutes later), nothing
+  sent for 2 s, then hand scales one at a time, a second apart;
+- a quiet minute: nothing drifts for 60 s: the process's CPU seconds, its RSS at the end
+  and its peak (VmRSS, VmHWM), the requests the API server dispatched for the
+  ServiceAccount both tools run as.
+A hand scale is a PATCH of one Deployment's scale subresource to 5 replicas, as admin;
+its time runs from the PATCH's answer to the moment a WATCH of that Deployment, opened at
+the PATCH's resourceVersion, shows it back at 2 replicas.
 
-Results go to benchmarks/results/watch/<date>.json and .md (a folder of their own: the
-documentation's Performance table is made from the newest benchmarks/results/*.json), unless
---no-record. Run: `.venv/bin/python -m benchmarks.bench_watch [--sizes 1000]
-[--edits 20] [--controlplane DIR]`. Nothing here asserts a time.
+Results go to benchmarks/results/watch/<date>.json and .md, unless --no-record. Run:
+`.venv/bin/python -m benchmarks.bench_watch [--sizes 1000,10000] [--edits 20]
+[--tools driftctl,seed]`. Nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,23 +54,33 @@ from kubernetes import client, config, watch
 from benchmarks import bench_cluster as bench_
 from benchmarks import cluster_report as report
 from benchmarks import fleet as f
-from tests.support.control_plane import delta, request_counts
+from tests.controlplane import launcher
+from tests.support.control_plane import request_counts
 
 RESULTS = bench_.RESULTS / "watch"
 QUIET_SECONDS = 60.0
-EDIT_EVERY = 20  # every 20th Deployment is scaled, once
-WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
+AFTERMATH_EDITS = 10
+EDIT_EVERY = 20  # the quiet edits: every 20th Deployment, each once
+DEPLOYMENT_CONTROLLER = "deployment-controller"
+SEED_BINARY = (
+    Path.home() / ".cache" / "driftctl" / "seed-operator" / "release" / "seed-webapp-operator"
+)
+SEED_SOURCE = report.ROOT.parent / "shared" / "peers" / "seed-operator"
+TOOLS = ("driftctl", "seed")
+METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+READY_POLL = 5.0  # seconds between the looks at the fleet while an operator starts
 _SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(\d+)")
 
 
-class Watch:
-    """The `driftctl watch` process under measurement."""
+class Operator:
+    """The operator process under measurement (driftctl watch, or the seed operator)."""
 
-    def __init__(self, argv: list[str], log: Path) -> None:
+    def __init__(self, argv: list[str], log: Path, env: dict[str, str]) -> None:
         self.log = log
         self._out = log.open("w")
+        self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            argv, stdout=self._out, stderr=self._out, env=bench_.tool_environment(), cwd=report.ROOT
+            argv, stdout=self._out, stderr=self._out, env=env, cwd=report.ROOT
         )
 
     def port(self) -> int | None:
@@ -65,6 +88,7 @@ class Watch:
         return int(found.group(1)) if found else None
 
     def get(self, path: str) -> tuple[int, str]:
+        """GET from driftctl's /healthz, /readyz, /metrics (0: not serving)."""
         if self.port() is None:
             return 0, ""
         try:
@@ -91,24 +115,75 @@ class Watch:
         fields = dict(line.split(":", 1) for line in status)
         return {name: int(fields[name].split()[0]) for name in ("VmRSS", "VmHWM")}
 
-    def wait_until(self, what: str, check: Any, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"watch exited {self.process.returncode}: {self.tail()}")
-            if check():
-                return
-            time.sleep(0.2)
-        raise RuntimeError(f"watch: {what} not in {timeout:.0f}s: {self.tail()}")
+    def alive(self) -> None:
+        if self.process.poll() is not None:
+            raise RuntimeError(f"operator exited {self.process.returncode}: {self.tail()}")
 
     def tail(self) -> str:
         return "\n".join(self.log.read_text().splitlines()[-15:])
 
     def stop(self) -> int:
         self.process.terminate()
-        code = self.process.wait(120)
+        try:
+            code = self.process.wait(120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait(30)
         self._out.close()
         return code
+
+
+# --- the seed operator ------------------------------------------------------------------
+
+
+def seed_binary(source: Path) -> Path | None:
+    """The seed operator's binary: the cached build, else built with cargo (about 11
+    minutes, once), else None (its rows are then left out, and the results say why)."""
+    if SEED_BINARY.exists():
+        return SEED_BINARY
+    cargo = shutil.which("cargo")
+    if cargo is None or not (source / "Cargo.toml").exists():
+        return None
+    target = SEED_BINARY.parents[1]
+    subprocess.run(
+        [cargo, "build", "--release", "--locked", "--manifest-path", str(source / "Cargo.toml"),
+         "--target-dir", str(target)],
+        check=True,
+    )  # fmt: skip
+    return SEED_BINARY if SEED_BINARY.exists() else None
+
+
+def seed_crd(binary: Path, folder: Path) -> Path:
+    """The seed operator's own CRD (status: available_replicas and ready only)."""
+    path = folder / "seed-crd.yaml"
+    path.write_text(subprocess.run([str(binary), "crd"], capture_output=True, text=True,
+                                   check=True).stdout)  # fmt: skip
+    return path
+
+
+def create_webapps(bench: bench_.Bench, fleet: f.Fleet) -> None:
+    """The fleet's WebApps, as a person or a restore would leave them for the seed operator
+    (admin, server-side apply, four namespaces at a time; untimed)."""
+
+    def one_namespace(namespace: str) -> None:
+        items = [
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "WebApp",
+                "metadata": {"name": app.name, "namespace": app.namespace},
+                "spec": {"image": app.spec.image, "replicas": app.spec.replicas},
+            }
+            for app in fleet.apps()
+            if app.namespace == namespace
+        ]
+        listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
+        bench.admin("apply", "--server-side", "-f", "-", stdin=listed)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(one_namespace, fleet.namespaces))
+
+
+# --- what is measured ---------------------------------------------------------------------
 
 
 def correction(apps: client.AppsV1Api, namespace: str, name: str) -> float:
@@ -127,157 +202,312 @@ def correction(apps: client.AppsV1Api, namespace: str, name: str) -> float:
         namespace,
         field_selector=f"metadata.name={name}",
         resource_version=version,
-        timeout_seconds=120,
+        timeout_seconds=600,
     ):
         if event["type"] == "MODIFIED" and event["object"].spec.replicas == f.REPLICAS:
             stream.stop()  # type: ignore[no-untyped-call]
             return time.perf_counter() - edited
-    raise RuntimeError(f"deployment {namespace}/{name} was not put back in 120 s")
+    raise RuntimeError(f"deployment {namespace}/{name} was not put back in 600 s")
 
 
-def measure(bench: bench_.Bench, count: int, options: argparse.Namespace) -> dict[str, Any]:
-    fleet = f.Fleet(count, f"w{count}")
-    turn = bench_.driftctl_turn(bench, fleet, None)
+def counted(api: client.ApiClient, fleet: f.Fleet) -> tuple[int, int]:
+    """(Deployments, WebApps with a status) of the fleet, as the API server lists them."""
+    apps, objects = client.AppsV1Api(api), client.CustomObjectsApi(api)
+    deployments = statuses = 0
     for namespace in fleet.namespaces:
-        bench.admin("create", "namespace", namespace)
-    applied = subprocess.run(
-        turn.argv("cold apply"), env=bench_.tool_environment(), cwd=report.ROOT,
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if applied.returncode != 0:
-        raise RuntimeError(f"cold apply exited {applied.returncode}: {applied.stderr[-2000:]}")
-    base = turn.argv("cold apply")
-    argv = [*base[:3], "watch", *base[4:], "--metrics-addr", "127.0.0.1:0"]
-    process = Watch(argv, bench.work / f"watch-{count}.log")
-    try:
-        process.wait_until("ready", lambda: process.get("/readyz")[0] == 200, 1800)
-        started_rss = process.memory_kib()
-        bench_.settle(bench)
-        api = config.new_client_from_config(config_file=str(bench.plane.kubeconfig))  # type: ignore[no-untyped-call]
-        apps = client.AppsV1Api(api)
-        edits = [fleet.apps()[i] for i in range(0, count, EDIT_EVERY)][: options.edits]
-        seen = process.metric("driftctl_watch_drift_correction_seconds_sum")
-        seen_count = process.metric("driftctl_watch_drift_correction_seconds_count")
-        seconds = []
-        for app in edits:
-            seconds.append(correction(apps, app.namespace, app.name))
-            time.sleep(1.0)  # one edit at a time: the next starts on a quiet watch
-        own = process.metric("driftctl_watch_drift_correction_seconds_sum") - seen
-        own_count = process.metric("driftctl_watch_drift_correction_seconds_count") - seen_count
-        api.close()
+        listed: Any = apps.list_namespaced_deployment(
+            namespace, _preload_content=False, _headers={"Accept": METADATA_ONLY}
+        )
+        deployments += len(json.loads(listed.data)["items"] or [])
+    if deployments < fleet.count:
+        return deployments, 0
+    for namespace in fleet.namespaces:
+        webapps: dict[str, Any] = objects.list_namespaced_custom_object(  # type: ignore[assignment]
+            "example.com", "v1", namespace, "webapps"
+        )
+        statuses += sum(1 for item in webapps["items"] if "ready" in (item.get("status") or {}))
+    return deployments, statuses
 
-        bench_.settle(bench)
-        load, cpu, before = os.getloadavg()[0], process.cpu_seconds(), request_counts(bench.plane)
-        time.sleep(QUIET_SECONDS)
-        cpu, after = process.cpu_seconds() - cpu, request_counts(bench.plane)
-        memory = process.memory_kib()
-        touched = delta(before, after, ("webapps", "deployments", "events"))
-        writes = {f"{s[0]} {s[2]}": n for s, n in touched.items() if s[2] in WRITES}
-        code = process.stop()
-    finally:
-        if process.process.poll() is None:
-            process.process.kill()
-    row = {
-        "size": count,
-        "edits": len(seconds),
-        "correction_seconds": [round(s, 4) for s in seconds],
-        "correction_median": round(statistics.median(seconds), 4),
-        "correction_min": round(min(seconds), 4),
-        "correction_max": round(max(seconds), 4),
-        "watch_own_seen_to_corrected_mean": round(own / own_count, 4) if own_count else None,
+
+def wait_ready(operator: Operator, api: client.ApiClient, fleet: f.Fleet) -> float:
+    """Seconds from the operator's start until every Deployment exists and every WebApp has
+    a status."""
+    while True:
+        operator.alive()
+        if counted(api, fleet) == (fleet.count, fleet.count):
+            return time.perf_counter() - operator.started
+        time.sleep(READY_POLL)
+
+
+def spread(seconds: list[float]) -> dict[str, Any]:
+    return {
+        "seconds": [round(s, 4) for s in seconds],
+        "median": round(statistics.median(seconds), 4),
+        "min": round(min(seconds), 4),
+        "max": round(max(seconds), 4),
+    }
+
+
+def quiet_cluster(plane: launcher.ControlPlane) -> None:
+    """The controller manager again, without the Deployment controller."""
+    launcher.stop_component(plane.folder, "kube-controller-manager")
+    argv = launcher.controller_manager_argv(plane.bin_dir, plane.kubeconfig)
+    launcher.start_component(plane.folder, "kube-controller-manager", argv)
+
+
+def measure(
+    tool: str, count: int, options: argparse.Namespace, work: Path, seed: Path | None
+) -> dict[str, Any]:
+    """One tool at one size, on a control plane of its own (`seed`: the seed operator's
+    binary, for its turn; None for driftctl's)."""
+    with fresh_plane(tool, work, seed) as plane:
+        bench = bench_.prepare(plane, work)
+        fleet = f.Fleet(count, f"w{count}")
+        for namespace in fleet.namespaces:
+            bench.admin("create", "namespace", namespace)
+        operator = start_operator(bench, fleet, work, seed)
+        api = config.new_client_from_config(config_file=str(plane.kubeconfig))  # type: ignore[no-untyped-call]
+        try:
+            row = run_scenarios(Run(tool, operator, plane, bench, api, fleet), options)
+        finally:
+            api.close()
+            code = operator.stop() if operator.process.poll() is None else None
+    row["exit_code_on_sigterm"] = code
+    print(f"# {tool} N={count}: {json.dumps(row)}", file=sys.stderr, flush=True)
+    return row
+
+
+def start_operator(bench: bench_.Bench, fleet: f.Fleet, work: Path, seed: Path | None) -> Operator:
+    """driftctl watch on a cluster without the fleet (`seed` None), or the seed operator on
+    one with the fleet's WebApps."""
+    env = bench_.tool_environment()
+    if seed is None:
+        turn = bench_.driftctl_turn(bench, fleet, None)
+        base = turn.argv("cold apply")
+        argv = [*base[:3], "watch", *base[4:], "--metrics-addr", "127.0.0.1:0"]
+        return Operator(argv, work / f"driftctl-{fleet.count}.log", env)
+    create_webapps(bench, fleet)
+    bench_.settle(bench)
+    env.update(KUBECONFIG=str(bench.kubeconfig), RUST_LOG="warn")
+    return Operator([str(seed)], work / f"seed-{fleet.count}.log", env)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One tool at one size: its process, its control plane, how the bench reaches it."""
+
+    tool: str
+    operator: Operator
+    plane: launcher.ControlPlane
+    bench: bench_.Bench
+    api: client.ApiClient
+    fleet: f.Fleet
+
+
+def run_scenarios(run: Run, options: argparse.Namespace) -> dict[str, Any]:
+    """Cold start, the aftermath's corrections, the quiet ones, the quiet minute."""
+    tool, operator, plane, bench, api, fleet = (
+        run.tool, run.operator, run.plane, run.bench, run.api, run.fleet
+    )  # fmt: skip
+    apps = client.AppsV1Api(api)
+    load_start = os.getloadavg()[0]
+    ready = wait_ready(operator, api, fleet)
+    ready_cpu, ready_memory = operator.cpu_seconds(), operator.memory_kib()
+    readyz = tool == "driftctl" and operator.get("/readyz")[0] == 200
+
+    edited = fleet.apps()
+    aftermath, waiting = [], []
+    for app in edited[1 : 1 + AFTERMATH_EDITS * EDIT_EVERY : EDIT_EVERY]:
+        waiting.append(
+            operator.metric("driftctl_watch_queue_status") if tool == "driftctl" else None
+        )
+        aftermath.append(correction(apps, app.namespace, app.name))
+        time.sleep(0.2)
+    aftermath_load = os.getloadavg()[0]
+
+    quiet_cluster(plane)
+    bench_.settle(bench)
+    quiet = []
+    for app in edited[::EDIT_EVERY][: options.edits]:
+        quiet.append(correction(apps, app.namespace, app.name))
+        time.sleep(1.0)
+    bench_.settle(bench)
+    load, cpu, before = os.getloadavg()[0], operator.cpu_seconds(), request_counts(plane)
+    time.sleep(QUIET_SECONDS)
+    cpu, after = operator.cpu_seconds() - cpu, request_counts(plane)
+    memory = operator.memory_kib()
+    return {
+        "tool": tool,
+        "size": fleet.count,
+        "cold_start_seconds": round(ready, 2),
+        "cold_start_cpu_seconds": round(ready_cpu, 2),
+        "driftctl_readyz_at_ready": readyz if tool == "driftctl" else None,
+        "cold_start_load": round(load_start, 2),
+        "rss_kib_ready": ready_memory["VmRSS"],
+        "aftermath": spread(aftermath),
+        "aftermath_status_refreshes_waiting": waiting,
+        "aftermath_load": round(aftermath_load, 2),
+        "quiet": spread(quiet),
         "quiet_seconds": QUIET_SECONDS,
         "quiet_cpu_seconds": round(cpu, 3),
-        "quiet_cpu_percent": round(100 * cpu / QUIET_SECONDS, 2),
-        "rss_kib_ready": started_rss["VmRSS"],
+        "quiet_requests": after.service_accounts - before.service_accounts,
+        "quiet_load": round(load, 2),
         "rss_kib_end": memory["VmRSS"],
         "rss_kib_peak": memory["VmHWM"],
-        "quiet_requests": after.service_accounts - before.service_accounts,
-        "quiet_writes": writes,  # to WebApps, Deployments, Events, by any client
-        "quiet_load": round(load, 2),
-        "exit_code_on_sigterm": code,
     }
-    print(f"# N={count}: {json.dumps(row)}", file=sys.stderr, flush=True)
-    if options.controlplane is not None or count != options.sizes[-1]:
-        bench_.clean_up(bench, turn)  # not on a control plane about to be stopped
-    return row
+
+
+@contextlib.contextmanager
+def fresh_plane(tool: str, work: Path, seed: Path | None) -> Iterator[launcher.ControlPlane]:
+    """A control plane of one tool's own, with its CRD and the Deployment controller."""
+    crd = bench_.CRD_FILE if seed is None else seed_crd(seed, work)
+    folder = Path(tempfile.mkdtemp(prefix=f"bench-{tool}-", dir=work))
+    plane = launcher.start(folder, [crd], controllers=DEPLOYMENT_CONTROLLER)
+    try:
+        yield plane
+    finally:
+        launcher.stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- the report ---------------------------------------------------------------------------
 
 
 def markdown(data: dict[str, Any]) -> str:
     m = data["machine"]
     lines = [
-        f"# driftctl watch over a fleet ({data['date']})",
+        f"# driftctl watch beside the seed operator ({data['date']})",
         "",
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Linux "
-        f"{m['kernel']}; Python {data['versions']['python']}; driftctl at {data['commit']}.",
+        f"{m['kernel']}; Python {data['versions']['python']}; driftctl at {data['commit']}; "
+        f"the whole run {data['elapsed_minutes']} min.",
         f"- Load average {data['load_average']['start'][0]:.1f} at the start, "
-        f"{data['load_average']['end'][0]:.1f} at the end (other work on the machine shows here).",
-        "- Correction: a hand `scale` (PATCH of the scale subresource, as admin) to the "
-        "Deployment seen back at 2 replicas by a WATCH opened at the PATCH's "
-        "resourceVersion; one edit at a time. Quiet minute: 60 s with nothing drifted, "
-        "CPU of the watch process from /proc, RSS (VmRSS, peak VmHWM), requests the API "
-        "server dispatched for the ServiceAccount (its open WATCHes started earlier; what "
-        "remains is its Lease renewals), writes to the counted kinds by any client. The "
-        "watch's own figure runs from the event seen to the end of the reconcile "
-        "(status and Event written too), so it can exceed the Deployment's own correction.",
+        f"{data['load_average']['end'][0]:.1f} at the end (other work on the machine shows "
+        "here); each row has its own.",
+        *(f"- {note}" for note in data.get("notes", [])),
+        "- Each tool on a fresh control plane of its own, one after the other; both as the "
+        "same ServiceAccount (cluster-admin). Cold start: driftctl from Git (the cluster has "
+        "none of the fleet), the seed operator from WebApps created before it started; ready "
+        "when every Deployment exists and every WebApp has a status. Aftermath: hand scales "
+        "right after, while the Deployment controller's status updates are worked through "
+        "(driftctl: status refreshes waiting in its queue at each edit). Quiet: the "
+        "Deployment controller stopped, nothing sent for 2 s, one edit a second. A hand "
+        "scale's time runs from the PATCH's answer to the Deployment seen back at 2 replicas.",
         "",
-        "| WebApps | edits | correction median (min-max), s "
-        "| watch's own, seen to corrected (mean), s | quiet minute: CPU s (%) "
-        "| RSS ready / end / peak, MiB | its requests in the minute "
-        "| writes to WebApps, Deployments, Events |",
-        "|---|---|---|---|---|---|---|---|",
+        "| tool | WebApps | cold start, s (CPU s) | RSS ready / end / peak, MiB "
+        "| aftermath correction median (min-max), s | status refreshes waiting "
+        "| quiet correction median (min-max), s | quiet minute CPU s | requests in it | load |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in data["rows"]:
-        own = row["watch_own_seen_to_corrected_mean"]
-        writes = sum(row["quiet_writes"].values())
+        waiting = [w for w in row["aftermath_status_refreshes_waiting"] if w is not None]
+        shown = f"{int(max(waiting))} max" if waiting else "-"
         lines.append(
-            f"| {row['size']:,} | {row['edits']} | {row['correction_median']:.3f} "
-            f"({row['correction_min']:.3f}-{row['correction_max']:.3f}) | "
-            f"{'-' if own is None else f'{own:.3f}'} | {row['quiet_cpu_seconds']:.2f} "
-            f"({row['quiet_cpu_percent']:.2f}%) | {row['rss_kib_ready'] / 1024:.0f} / "
+            f"| {row['tool']} | {row['size']:,} | {row['cold_start_seconds']:.1f} "
+            f"({row['cold_start_cpu_seconds']:.1f}) | {row['rss_kib_ready'] / 1024:.0f} / "
             f"{row['rss_kib_end'] / 1024:.0f} / {row['rss_kib_peak'] / 1024:.0f} | "
-            f"{row['quiet_requests']} | {writes} |"
+            f"{_spread(row['aftermath'])} | {shown} | {_spread(row['quiet'])} | "
+            f"{row['quiet_cpu_seconds']:.2f} | {row['quiet_requests']} | "
+            f"{row['cold_start_load']:.1f} / {row['quiet_load']:.1f} |"
         )
+    lines += ["", *comparison(data["rows"])]
     return "\n".join(lines) + "\n"
+
+
+def _spread(item: dict[str, Any]) -> str:
+    return f"{item['median']:.3f} ({item['min']:.3f}-{item['max']:.3f})"
+
+
+def comparison(rows: list[dict[str, Any]]) -> list[str]:
+    """driftctl against the seed, size by size, beside the issue's bounds."""
+    lines = [
+        "| WebApps | quiet correction, driftctl/seed (bound 1.5) | RSS at the end, "
+        "driftctl/seed (bound 1.0 at 10,000) | quiet-minute CPU, driftctl/seed (bound 2.0) "
+        "| aftermath correction, driftctl max |",
+        "|---|---|---|---|---|",
+    ]
+    by = {(row["tool"], row["size"]): row for row in rows}
+    for size in sorted({row["size"] for row in rows}):
+        ours, seed = by.get(("driftctl", size)), by.get(("seed", size))
+        if ours is None or seed is None:
+            continue
+        correction_ratio = ours["quiet"]["median"] / seed["quiet"]["median"]
+        rss = ours["rss_kib_end"] / seed["rss_kib_end"]
+        cpu = ours["quiet_cpu_seconds"] / max(seed["quiet_cpu_seconds"], 0.01)
+        lines.append(
+            f"| {size:,} | {correction_ratio:.2f} | {rss:.2f} | {cpu:.2f} | "
+            f"{ours['aftermath']['max']:.3f} s |"
+        )
+    return lines
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_watch", description=__doc__)
-    parser.add_argument("--sizes", default="1000", help="WebApp counts")
-    parser.add_argument("--edits", type=int, default=20, help="hand edits per size")
-    parser.add_argument("--controlplane", type=Path, help="folder of a running control plane")
+    parser.add_argument("--sizes", default="1000,10000", help="WebApp counts")
+    parser.add_argument("--edits", type=int, default=20, help="quiet hand edits per size")
+    parser.add_argument("--tools", default=",".join(TOOLS), help="driftctl, seed, or both")
+    parser.add_argument(
+        "--seed-source", type=Path, default=SEED_SOURCE, help="its Cargo.toml's folder"
+    )
     parser.add_argument("--no-record", action="store_true", help="print only, write no file")
+    parser.add_argument("--name", help="results file name (default: the date)")
     options = parser.parse_args(argv)
     options.sizes = [int(size) for size in options.sizes.split(",")]
+    options.tools = [tool for tool in options.tools.split(",") if tool]
     return options
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     options = parse(sys.argv[1:] if argv is None else argv)
     started, load_before = time.monotonic(), os.getloadavg()
+    notes: list[str] = []
+    seed = seed_binary(options.seed_source) if "seed" in options.tools else None
+    tools = list(options.tools)
+    if "seed" in tools and seed is None:
+        tools.remove("seed")
+        notes.append(f"the seed operator left out: no binary at {SEED_BINARY} and no cargo")
     rows = []
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        bench_.control_plane(options.controlplane, Path(folder)) as plane,
-    ):
-        bench = bench_.prepare(plane, Path(folder))
+    with tempfile.TemporaryDirectory(prefix="bench-watch-", dir="/tmp") as folder:
         for count in options.sizes:
-            rows.append(measure(bench, count, options))
-    data = {
+            for tool in tools:
+                work = Path(folder) / f"{tool}-{count}"
+                work.mkdir()
+                rows.append(measure(tool, count, options, work, seed if tool == "seed" else None))
+                record(rows, notes, options, started, load_before)
+    print(markdown(result(rows, notes, started, load_before)))
+
+
+def result(
+    rows: list[dict[str, Any]], notes: list[str], started: float, load_before: tuple[float, ...]
+) -> dict[str, Any]:
+    return {
         "date": datetime.date.today().isoformat(),
         "machine": report.machine(),
         "versions": report.versions(),
         "commit": report.commit(),
         "elapsed_minutes": round((time.monotonic() - started) / 60, 1),
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
+        "notes": notes,
         "rows": rows,
     }
+
+
+def record(
+    rows: list[dict[str, Any]],
+    notes: list[str],
+    options: argparse.Namespace,
+    started: float,
+    load_before: tuple[float, ...],
+) -> None:
+    """Write what was measured so far (after each tool and size)."""
     if options.no_record:
-        print(markdown(data))
         return
+    data = result(rows, notes, started, load_before)
+    name = options.name or data["date"]
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{data['date']}.json").write_text(json.dumps(data, indent=1) + "\n")
-    (RESULTS / f"{data['date']}.md").write_text(markdown(data))
-    print(markdown(data))
+    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+    (RESULTS / f"{name}.md").write_text(markdown(data))
+    print(f"# written to {RESULTS.relative_to(report.ROOT)}/{name}.json and .md", file=sys.stderr)
 
 
 if __name__ == "__main__":

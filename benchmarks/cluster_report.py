@@ -343,6 +343,16 @@ def _note(run: dict[str, Any]) -> str:
     return f"; {run['note']}" if run.get("note") else ""
 
 
+def _latency_text(settings: dict[str, Any]) -> str:
+    added = settings.get("round trip added, ms") or 0
+    if not added:
+        return ""
+    return (
+        f"every exchange of both tools through a relay adding a {added:g} ms round trip "
+        "(benchmarks/latency.py); "
+    )
+
+
 def markdown(data: dict[str, Any]) -> str:
     m, settings = data["machine"], data["settings"]
     load = data["load_average"]
@@ -353,7 +363,8 @@ def markdown(data: dict[str, Any]) -> str:
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']:g} GiB, Linux {m['kernel']}; "
         f"{version_text}; commit {data['commit']}.",
         f"- Sizes {settings['sizes']}, repetitions {settings['repetitions']}; driftctl "
-        f"--concurrency {settings['driftctl concurrency']}; whole run "
+        f"--concurrency {settings['driftctl concurrency']}; "
+        f"{_latency_text(settings)}whole run "
         f"{data['elapsed_minutes']} min; load average (1, 5, 15 min) {load['start']} at the "
         f"start, {load['end']} at the end.",
         *_runs(data),

@@ -353,6 +353,8 @@ class Watch:
     metrics_host: str = "0.0.0.0"
     metrics_port: int = 8080
     lease_duration: int = 30  # seconds; renewed every third, given up after two thirds
+    shard_count: int = 1  # the instance split into this many shards, one Lease each
+    shard_index: int | None = None  # the one shard to lead; None: whichever is free
 
     def __post_init__(self) -> None:
         if self.lease_duration < MIN_LEASE_SECONDS:
@@ -366,10 +368,28 @@ class Watch:
             raise UsageError(f"--git-poll must be at least 0.1 seconds, got {self.git_poll:g}")
         if not 0 <= self.metrics_port <= 65535:
             raise UsageError(f"--metrics-addr port must be 0 to 65535, got {self.metrics_port}")
+        if self.shard_index is not None:
+            Shard(self.shard_index, self.shard_count)  # the same bounds as apply's
+        elif not 1 <= self.shard_count <= MAX_SHARDS:
+            raise UsageError(f"--shard-count must be 1 to {MAX_SHARDS}, got {self.shard_count}")
+
+    @property
+    def shards(self) -> tuple[Shard, ...]:
+        """The shards this process may lead, in the order it tries their Leases."""
+        if self.shard_index is not None:
+            return (Shard(self.shard_index, self.shard_count),)
+        return tuple(Shard(index, self.shard_count) for index in range(self.shard_count))
 
     @classmethod
     def of(
-        cls, *, resync: float, git_poll: float, metrics_addr: str, lease_duration: int = 30
+        cls,
+        *,
+        resync: float,
+        git_poll: float,
+        metrics_addr: str,
+        lease_duration: int = 30,
+        shard_count: int = 1,
+        shard_index: int | None = None,
     ) -> Watch:
         """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all)."""
         host, colon, port = metrics_addr.rpartition(":")
@@ -378,7 +398,8 @@ class Watch:
                 f"--metrics-addr must be HOST:PORT or :PORT, not {metrics_addr!r}",
                 hint="for example --metrics-addr 127.0.0.1:8080 or --metrics-addr :8080",
             )
-        return cls(resync, git_poll, host.strip("[]") or "0.0.0.0", int(port), lease_duration)
+        host = host.strip("[]") or "0.0.0.0"
+        return cls(resync, git_poll, host, int(port), lease_duration, shard_count, shard_index)
 
 
 MIN_LEASE_SECONDS = 3

@@ -413,8 +413,22 @@ watch_flags = FlagGroup(
         help="Seconds a standby waits for a silent leader. The leader renews every third of "
         "it and stops (exit 6) when no renewal succeeded for two thirds of it.",
     ),
+    flag(
+        "shard-count",
+        type=click.IntRange(min=1),
+        default=1,
+        help="Split the instance's WebApps into this many shards, each led by one process "
+        "(its own Lease, driftctl-<instance>-shard-<i>); as apply's --shard-count.",
+    ),
+    flag(
+        "shard-index",
+        type=click.IntRange(min=0),
+        help="Lead only this shard (default: whichever shard's Lease is free, so that the "
+        "replicas of one Deployment share the shards out).",
+    ),
 )
-"""--resync, --git-poll, --metrics-addr, --lease-duration: `Watch`, how watch paces itself."""
+"""--resync, --git-poll, --metrics-addr, --lease-duration, --shard-count, --shard-index:
+`Watch`, how watch paces itself and which shard it leads."""
 
 check_flags = FlagGroup(
     "settings",

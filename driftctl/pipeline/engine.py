@@ -18,9 +18,12 @@ The plan sequence is written here once:
 
 `plan` and `apply` (pipeline.batch) hand it one goal and fresh LISTs; saved plans
 (pipeline.saved_plan) ask only about the objects that moved; `check` hands it head and base
-against one reading; `watch` one WebApp (a focus) and its memory. Apply dry-runs only
-objects that exist: a create answers for itself. A plan is carried out by the applier of
-`applier_for`, held by a run lock (the Lease of `lease_of`). Decides nothing, prints nothing.
+against one reading; `watch` one WebApp (a focus), its memory of it and the guards' counts
+of the whole instance (its lookups then go by name), or all of its memory for a full pass.
+Apply dry-runs only objects that exist: a create answers for itself; watch dry-runs none:
+nobody reads its plans, and each write's answer tells what it changed. A plan is carried
+out by the applier of `applier_for`, held by a run lock (the Lease of `lease_of`). Decides
+nothing, prints nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.removals import PruneCounts
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place, WebApp
@@ -80,12 +84,16 @@ class Goal:
     policy: Policy
     drift: Drift = field(default_factory=Drift)
     focus: frozenset[Place] | None = None  # watch: these WebApps alone (the guards count all)
+    # watch: the guards' counts of the whole instance, when the live view holds the focus only
+    counts: PruneCounts | None = None
 
     @property
     def webapps(self) -> list[WebApp]:
         """The WebApps whose objects this goal plans (its focus, or all of them)."""
-        apps = self.desired.webapps
-        return list(apps) if self.focus is None else [a for a in apps if a.place in self.focus]
+        if self.focus is None:
+            return list(self.desired.webapps)
+        declared = self.desired.by_place
+        return [declared[place] for place in sorted(self.focus) if place in declared]
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,7 @@ class Asking:
     """Which dry-runs the plans send, and how many at once."""
 
     for_apply: bool = False  # objects absent from the cluster get none: their create answers
+    updates_answer: bool = False  # nor those that exist (watch): their writes' answers tell
     # A saved plan: only the objects that moved since it was made (of the live state).
     only: Callable[[LiveState], Container[ObjectKey]] | None = None
     concurrency: int | None = None  # None: the cluster's --concurrency
@@ -129,18 +138,28 @@ def make_plans(
         live = read_live(kube, cluster.instance, tick=tick, namespaces=cluster.namespaces)
         live = live.within(shard)
     manager = cluster.field_manager
-    needed = extra_reads([app for goal in goals for app in goal.webapps], live, manager, shard)
+    focused = any(goal.focus is not None for goal in goals)
+    apps = [app for goal in goals for app in goal.webapps]
+    needed = extra_reads(apps, live, manager, shard, by_name=focused)
     live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
     situation = situation or Situation(utc_now())
     preparations = [_prepare(goal, live, cluster, shard, situation) for goal in goals]
     only = asking.only(live) if asking.only is not None else None
-    asked = [_asked(each, asking.for_apply, only) for each in preparations]
-    reverting = [_asked(each, False, only) for each in preparations]
+    asked = [_asked(each, asking, only) for each in preparations]
+    reverting = [
+        () if asking.updates_answer else _asked(each, Asking(), only) for each in preparations
+    ]
     concurrency = cluster.concurrency if asking.concurrency is None else asking.concurrency
     answers = _dry_run_applies(kube, asked, manager, concurrency, tick)
     reverted = [dry_run_reverts(kube, each, manager, concurrency) for each in reverting]
     plans = tuple(
-        finish(preparation, answered, revert, creates_answer=asking.for_apply)
+        finish(
+            preparation,
+            answered,
+            revert,
+            creates_answer=asking.for_apply,
+            updates_answer=asking.updates_answer,
+        )
         for preparation, answered, revert in zip(preparations, answers, reverted, strict=True)
     )
     return Plans(plans, live)
@@ -186,6 +205,8 @@ def _prepare(
         shard=shard,
         focus=goal.focus,
         situation=situation,
+        by_place=goal.desired.by_place if goal.counts is not None else None,
+        counts=goal.counts,
     )
 
 
@@ -224,10 +245,13 @@ FORBIDDEN = 403
 
 
 def _asked(
-    preparation: Preparation, for_apply: bool, only: Container[ObjectKey] | None
+    preparation: Preparation, asking: Asking, only: Container[ObjectKey] | None
 ) -> tuple[Candidate, ...]:
-    """The candidates to dry-run: those that exist, for apply; only those moved, if told."""
-    candidates = preparation.updates if for_apply else preparation.candidates
+    """The candidates to dry-run: those that exist, for apply (none, when their writes
+    answer); only those moved, if told."""
+    if asking.updates_answer:
+        return ()
+    candidates = preparation.updates if asking.for_apply else preparation.candidates
     return candidates if only is None else tuple(c for c in candidates if c.key in only)
 
 

@@ -56,6 +56,7 @@ from driftctl.core.planning.actions import (
     outcome_of,
 )
 from driftctl.core.planning.events import Done, Event, chain_event, stall_event
+from driftctl.core.planning.from_dry_runs import answered
 from driftctl.core.planning.holding import held_counts
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
@@ -138,6 +139,8 @@ def dry_run(
 
     asked = [candidate for candidate in candidates if candidate.apply]
     results: dict[ObjectKey, DryRunResult] = {}
+    if not asked:
+        return results
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         for candidate, result in zip(asked, pool.map(one, asked), strict=True):
             results[candidate.key] = result
@@ -154,6 +157,8 @@ def dry_run_reverts(
         return _answer(kube, _revert_request(candidate.key, candidate.revert, manager, True))
 
     asked = [candidate for candidate in candidates if candidate.revert is not None]
+    if not asked:
+        return {}
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         return dict(zip((c.key for c in asked), pool.map(one, asked), strict=True))
 
@@ -194,12 +199,14 @@ class Applier:
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
     verified: tuple[str, str] | None = None  # the run's commit and its signer (--verify)
-    _plan: Plan = field(default_factory=lambda: Plan(()))
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
     _rollouts: list[RolloutSeen] = field(default_factory=list)
+    # What an unchecked update turned out to be, from its writes' answers.
+    _answered: dict[ObjectKey, Action] = field(default_factory=dict)
+    _plan: Plan = field(default_factory=lambda: Plan(()))
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan; one outcome per object."""
@@ -226,20 +233,29 @@ class Applier:
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
         done = 0
-        with ThreadPoolExecutor(max_workers=max(self.concurrency, 1)) as pool:
+
+        def report(chain: Chain, reports: list[Report]) -> None:
+            nonlocal done
+            for each in reports:
+                if isinstance(each, RolloutSeen):
+                    self._rollouts.append(each)
+                    continue
+                if isinstance(each, StatusWritten):
+                    self.progress.status(each.key, each.status)
+                    continue
+                self._outcomes.append(each)
+                self.progress.outcome(each)
+            done += sum(1 for step in chain if not isinstance(step, WriteStatus))
+            self.progress.tick(phase, done, total)
+
+        if self.concurrency <= 1 or len(chains) <= 1:  # one at a time: no threads to start
+            for chain in chains:
+                report(chain, self._run_chain(chain))
+            return
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             try:
                 for chain, reports in zip(chains, pool.map(self._run_chain, chains), strict=True):
-                    for report in reports:
-                        if isinstance(report, RolloutSeen):
-                            self._rollouts.append(report)
-                            continue
-                        if isinstance(report, StatusWritten):
-                            self.progress.status(report.key, report.status)
-                            continue
-                        self._outcomes.append(report)
-                        self.progress.outcome(report)
-                    done += sum(1 for step in chain if not isinstance(step, WriteStatus))
-                    self.progress.tick(phase, done, total)
+                    report(chain, reports)
             except BaseException:
                 pool.shutdown(cancel_futures=True)  # the run ends: start no other chain
                 raise
@@ -256,7 +272,7 @@ class Applier:
         while index < len(steps):
             step = steps[index]
             if isinstance(step, WriteStatus):
-                written, stalled = self._write_status(step.key)
+                written, stalled = self._write_status(step.key, [action for action, _ in done])
                 reports += written
             else:
                 try:
@@ -267,7 +283,7 @@ class Applier:
                     continue
                 if outcome.outcome is Outcome.FAILED:
                     self._failed.add(outcome.key)
-                done.append((step, outcome))
+                done.append((self._answered.pop(step.key, step), outcome))
                 reports.append(outcome)
             index += 1
         lifted = self._plan.lifted.get(webapp.place, "")
@@ -349,17 +365,21 @@ class Applier:
                     action.key, Outcome.FAILED, f"its owner {owner_key.display} was not applied"
                 )
             manifest = bind_owner(manifest, uid(owner))
+        reverted = applied = None
         if isinstance(action, Update) and action.revert is not None:
             revert = _revert_request(action.key, action.revert, self.manager)
             try:
-                self._objects[action.key] = self.kube.send(revert)
+                reverted = self._objects[action.key] = self.kube.send(revert)
             except ApiError as failed:  # 422 when its test finds the object changed since
                 if ends_the_run(failed.status):
                     raise
                 why = f"removing fields set outside Git: {failed.short}"
                 return ObjectOutcome(action.key, Outcome.FAILED, why)
         if not isinstance(action, Update) or action.apply:
-            self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
+            applied = self._objects[action.key] = self.kube.send(r.apply(manifest, self.manager))
+        if isinstance(action, Update) and action.unchecked is not None:
+            done = self._answered[action.key] = answered(action, applied, reverted, self.manager)
+            return ObjectOutcome(action.key, outcome_of(done))
         return ObjectOutcome(action.key, outcome_of(action))
 
     def _replace(self, action: Replace) -> ObjectOutcome:
@@ -373,13 +393,18 @@ class Applier:
             )
         return self._server_side_apply(action, action.manifest)
 
-    def _write_status(self, key: ObjectKey) -> tuple[list[Report], Event | None]:
-        """The WebApp's status, written if it changed; the Warning when it just stalled."""
+    def _write_status(
+        self, key: ObjectKey, chain: Sequence[Action]
+    ) -> tuple[list[Report], Event | None]:
+        """The status of a WebApp from what its chain did (`chain`: its actions, as done):
+        the plan's facts of a WebApp are those of its own chain's actions. Written if it
+        changed; the Warning when its rollout just stalled."""
         webapp = self._objects.get(key)
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return [], None
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        facts = replace(facts_of(self._plan, key, self._failed), verified=self.verified)
+        own = replace(self._plan, actions=tuple(chain))
+        facts = replace(facts_of(own, key, self._failed), verified=self.verified)
         try:
             update = write_status(
                 self.kube,

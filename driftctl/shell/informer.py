@@ -8,7 +8,12 @@ server refuses as too old (410 Gone, as an answer or as an ERROR event) starts o
 fresh LIST, whose differences from memory are told like watch events. A broken connection
 (the API server restarted) is tried again after a short wait, from where it was. Each
 change is told to `changed(before, after)` (None: absent), in order, from one thread.
-Decides nothing about WebApps; the caller decides what a change means (core.watch.changes).
+
+Only the objects `keep` accepts are held (a shard's): the others are told to `elsewhere`
+as they come (True) and go (False), and forgotten. Equal managedFields trees are held once
+(shell.live_state.share_field_trees, with a bounded table of trees seen), whether an
+object came in a LIST or in an event. Decides nothing about WebApps; the caller decides
+what a change means (core.watch.changes).
 """
 
 from __future__ import annotations
@@ -23,12 +28,23 @@ from driftctl.core.api.retry import Backoff
 from driftctl.core.source.model import Place
 from driftctl.core.watch.changes import place_of
 from driftctl.shell.kube import GONE, ApiError, Deadline, Kube
+from driftctl.shell.live_state import share_field_trees
 
 Obj = dict[str, Any]
 Changed = Callable[[Obj | None, Obj | None], None]
+Elsewhere = Callable[[Obj, bool], None]
 WATCH_SECONDS = 300  # the server ends each watch after this; a new one follows at once
 IDLE_SECONDS = WATCH_SECONDS + 30  # silence longer than that is a dead connection
 RECONNECT = Backoff(base=0.5, cap=5.0)
+MAX_TREES = 200_000  # parts remembered for sharing (small keys); past that, a new table
+
+
+def _everything(place: Place) -> bool:
+    return True
+
+
+def _nowhere(obj: Obj, live: bool) -> None:
+    return None
 
 
 class Informer:
@@ -46,11 +62,16 @@ class Informer:
         notice: Callable[[str], None],
         jitter: Callable[[], float],
         list_timeout: float = 300.0,
+        keep: Callable[[Place], bool] = _everything,
+        elsewhere: Elsewhere = _nowhere,
+        selector: str | None = None,
     ) -> None:
         self._api, self.kind, self._namespace = api, kind, namespace
-        self._selector = c.instance_selector(instance)
+        self._selector = c.instance_selector(instance) if selector is None else selector
         self._changed, self._stop, self._notice, self._jitter = changed, stop, notice, jitter
+        self._keep, self._elsewhere = keep, elsewhere
         self._list_timeout = list_timeout
+        self._trees: dict[Any, Any] = {}
         self._store: dict[Place, Obj] = {}
         self._lock = threading.Lock()
         self.synced = threading.Event()
@@ -99,7 +120,12 @@ class Informer:
         kube = Kube(self._api, Deadline(self._list_timeout), notice=self._notice)
         items, version = kube.list_at(self.kind, self._selector, namespace=self._namespace)
         self.lists += 1
-        fresh = {place_of(obj): obj for obj in items}
+        fresh: dict[Place, Obj] = {}
+        for obj in items:
+            if self._keep(place_of(obj)):
+                fresh[place_of(obj)] = self._shared(obj)
+            else:
+                self._elsewhere(obj, True)
         with self._lock:
             old, self._store = self._store, fresh
         for place in sorted(old.keys() | fresh.keys()):
@@ -130,6 +156,10 @@ class Informer:
         api_version = self.kind.prefix.removeprefix("/apis/").removeprefix("/api/")
         obj = {"apiVersion": api_version, "kind": self.kind.kind, **obj}
         place = place_of(obj)
+        if not self._keep(place):
+            self._elsewhere(obj, kind != "DELETED")
+            return str(version) if version else None
+        obj = self._shared(obj)
         with self._lock:
             before = self._store.get(place)
             if kind == "DELETED":
@@ -138,3 +168,9 @@ class Informer:
                 self._store[place] = obj
         self._changed(before, None if kind == "DELETED" else obj)
         return str(version) if version else None
+
+    def _shared(self, obj: Obj) -> Obj:
+        if len(self._trees) > MAX_TREES:
+            self._trees = {}
+        share_field_trees(obj, self._trees)
+        return obj

@@ -255,14 +255,16 @@ class Kube:
         page_size: int = PAGE_SIZE,
         namespace: str | None = None,
         on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
+        *,
+        name: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Every object of a kind matching a selector (in one namespace, or all), page by
-        page (`on_page`: each page's items, as it arrives).
+        """Every object of a kind matching a selector (in one namespace, or all; of one
+        `name`, when given), page by page (`on_page`: each page's items, as it arrives).
 
         A continue token expires when etcd compacts (410 Gone): the list starts over, once,
         rather than mixing pages from two moments.
         """
-        return self.list_at(kind, selector, page_size, namespace, on_page)[0]
+        return self.list_at(kind, selector, page_size, namespace, on_page, name=name)[0]
 
     def list_at(
         self,
@@ -271,14 +273,16 @@ class Kube:
         page_size: int = PAGE_SIZE,
         namespace: str | None = None,
         on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
+        *,
+        name: str | None = None,
     ) -> tuple[list[dict[str, Any]], str]:
         """`list_all`, with the resourceVersion the list was read at (to watch from)."""
         try:
-            return self._pages(kind, selector, page_size, namespace, on_page)
+            return self._pages(kind, selector, page_size, namespace, on_page, name=name)
         except ApiError as failed:
             if failed.status != GONE:
                 raise
-            return self._pages(kind, selector, page_size, namespace, on_page)
+            return self._pages(kind, selector, page_size, namespace, on_page, name=name)
 
     def _pages(
         self,
@@ -287,11 +291,13 @@ class Kube:
         page_size: int,
         namespace: str | None,
         on_page: Callable[[list[dict[str, Any]]], None],
+        *,
+        name: str | None = None,
     ) -> tuple[list[dict[str, Any]], str]:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            request = list_page(kind, selector, token, page_size, namespace)
+            request = list_page(kind, selector, token, page_size, namespace, name=name)
             page = read_page(self.send(request), kind)
             on_page(page.items)
             items += page.items

@@ -7,17 +7,21 @@ the run is limited to some namespaces (`--target-namespaces`, for a namespace-sc
 RBAC), two per namespace. No per-object GET: when nothing drifted, these pages are all a
 plan costs. What else a plan needs (core.planning.extra_reads decides) is read by
 `read_found`: other owners' objects in the namespaces where Git declares a name the
-instance lacks, and the autoscalers (within the target namespaces, when there are some).
+instance lacks (by that name alone, for a plan of one WebApp), and the autoscalers (within
+the target namespaces, when there are some).
 
 Memory: most of a live object is its managedFields, and their field trees are the same in
-every object driftctl applied (only a Deployment's ownerReference uid differs). Equal
-trees are kept once and shared (`_shared_field_trees`); nothing changes a live object, the
-core only reads it. It halved the live state of 10,000 WebApps (Performance, in
+every object driftctl applied (only a Deployment's ownerReference uid differs); so are
+its annotations, finalizers, a Deployment's pod template and strategy, often its status,
+and the words its fields repeat. Equal parts are kept once and shared
+(`share_field_trees`); nothing changes a live object, the core only reads it. It more
+than halved the live state of 10,000 WebApps (Performance, in
 docs/development/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -51,13 +55,13 @@ def read_live(
             for item in kube.list_all(kind, selector, page_size, scope, on_page=page)
         ]
 
-    trees: dict[str, Any] = {}
+    trees: dict[Any, Any] = {}
     counted = [0]
     lock = threading.Lock()
 
     def page(items: list[Obj]) -> None:
         for obj in items:  # as each page arrives, so that its copies are freed at once
-            _shared_field_trees(obj, trees)
+            share_field_trees(obj, trees)
         with lock:
             counted[0] += len(items)
             tick("listing", counted[0], None)
@@ -76,25 +80,65 @@ def read_live(
         return LiveState.of(webapps, deployments.result())
 
 
-def _shared_field_trees(obj: Obj, trees: dict[str, Any]) -> None:
-    """Replace each managedFields tree, and each of its top two levels, by an equal one seen
-    before (`trees`, keyed by its JSON), so that equal trees are held once."""
-    for entry in (obj.get("metadata") or {}).get("managedFields") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("fieldsV1"), dict):
+# Parts of live objects that are equal across many objects of one instance (one function
+# builds them all, and the API server defaults them alike): each is held once.
+_SHARED_PARTS = (
+    ("metadata", "annotations"),
+    ("metadata", "finalizers"),
+    ("spec", "strategy"),
+    ("spec", "template", "spec"),
+    ("status",),
+)
+_ENTRY_WORDS = ("manager", "operation", "apiVersion", "time", "fieldsType", "subresource")
+
+
+def share_field_trees(obj: Obj, trees: dict[Any, Any]) -> None:
+    """Hold what is equal across objects once (`trees`: what was seen before, by a digest
+    of its JSON, and words by themselves): each managedFields tree and each of its top two
+    levels, the parts most objects share (_SHARED_PARTS), and the words of managedFields
+    entries and object identities (the informers of watch share them too). Nothing
+    changes a live object afterwards."""
+    meta = obj.get("metadata") or {}
+    for entry in meta.get("managedFields") or []:
+        if not isinstance(entry, dict):
+            continue
+        if isinstance(entry.get("fieldsV1"), dict):
             entry["fieldsV1"] = _shared(entry["fieldsV1"], trees, depth=2)
+        for word in _ENTRY_WORDS:
+            if isinstance(entry.get(word), str):
+                entry[word] = _word(entry[word], trees)
+    for key in ("apiVersion", "kind"):
+        if isinstance(obj.get(key), str):
+            obj[key] = _word(obj[key], trees)
+    for key in ("namespace", "creationTimestamp"):
+        if isinstance(meta.get(key), str):
+            meta[key] = _word(meta[key], trees)
+    for path in _SHARED_PARTS:
+        *parents, last = path
+        holder: Any = obj
+        for step in parents:
+            holder = holder.get(step) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(holder.get(last), dict | list):
+            holder[last] = _shared(holder[last], trees, depth=0)
 
 
-def _shared(tree: dict[str, Any], trees: dict[str, Any], depth: int) -> dict[str, Any]:
-    text = json.dumps(tree, separators=(",", ":"))
-    if text in trees:
-        shared: dict[str, Any] = trees[text]
-        return shared
-    if depth > 0:
+def _word(text: str, trees: dict[Any, Any]) -> str:
+    word: str = trees.setdefault(text, text)  # a str key: apart from the trees' digests
+    return word
+
+
+def _shared(tree: Any, trees: dict[Any, Any], depth: int) -> Any:
+    # Keyed by a digest of its JSON, not the JSON itself: the table stays small.
+    text = hashlib.blake2b(json.dumps(tree, separators=(",", ":")).encode(), digest_size=16)
+    key = text.digest()
+    if key in trees:
+        return trees[key]
+    if depth > 0 and isinstance(tree, dict):
         tree = {
             key: _shared(child, trees, depth - 1) if isinstance(child, dict) else child
             for key, child in tree.items()
         }
-    trees[text] = tree
+    trees[key] = tree
     return tree
 
 
@@ -130,6 +174,13 @@ def _found(
     kube: Kube, kind: r.Kind, selector: str, reach: Reach, *, size: int, within: Sequence[str]
 ) -> list[Obj]:
     """Objects of `kind` where `reach` says, never outside `within` when it names some."""
+    if reach.places:
+        return [
+            obj
+            for place in reach.places
+            if not within or place.namespace in within
+            for obj in kube.list_all(kind, selector, size, place.namespace, name=place.name)
+        ]
     if reach.everywhere and not within:
         return kube.list_all(kind, selector, size)
     scopes = within if reach.everywhere else reach.namespaces

@@ -92,6 +92,11 @@ class RunLock:
         return self._term
 
     @property
+    def ref(self) -> LeaseRef:
+        """Which Lease this lock is."""
+        return self._ref
+
+    @property
     def lease(self) -> dict[str, Any] | None:
         """The Lease as this run last wrote it (uid included), None before it is taken."""
         return self._lease

@@ -186,9 +186,13 @@ def node_apiserver_flags(pki: Pki) -> list[str]:
     ]
 
 
-def controller_manager_argv(bin_dir: Path, kubeconfig: Path, ca: Path | None = None) -> list[str]:
-    """The controller manager; given the CA (`ca`), also the controllers a node needs."""
+def controller_manager_argv(
+    bin_dir: Path, kubeconfig: Path, ca: Path | None = None, extra: str = ""
+) -> list[str]:
+    """The controller manager; given the CA (`ca`), also the controllers a node needs;
+    `extra`: more controllers, comma-separated (a benchmark's Deployment controller)."""
     controllers = CONTROLLERS if ca is None else f"{CONTROLLERS},{NODE_CONTROLLERS}"
+    controllers += f",{extra}" if extra else ""
     return [
         str(bin_dir / "kube-controller-manager"),
         f"--kubeconfig={kubeconfig}",
@@ -294,12 +298,14 @@ def _record(
     return ControlPlane(folder=folder, server=server, pids=pids, node=node)
 
 
-def start(folder: Path, crds: Sequence[Path] = (), node: bool = False) -> ControlPlane:
+def start(
+    folder: Path, crds: Sequence[Path] = (), node: bool = False, controllers: str = ""
+) -> ControlPlane:
     """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok.
 
     With `node`, also a node (containerd, kube-scheduler, kubelet), returning once it is
     Ready; `ControlPlane.node` then says how Pods reach the API server, and
-    `import_image` brings images to it.
+    `import_image` brings images to it. `controllers`: more controllers to run.
     """
     folder = folder.resolve()
     if read_state(folder) is not None and status(folder).startswith("up"):
@@ -327,7 +333,9 @@ def start(folder: Path, crds: Sequence[Path] = (), node: bool = False) -> Contro
             kubectl_apply(bin_dir, kubeconfig, [HERE / "node-rbac.yaml"])
         processes["kube-controller-manager"] = spawn(
             "kube-controller-manager",
-            controller_manager_argv(bin_dir, kubeconfig, pki.ca.cert if node else None),
+            controller_manager_argv(
+                bin_dir, kubeconfig, pki.ca.cert if node else None, controllers
+            ),
             folder,
         )
         if node_name is None:

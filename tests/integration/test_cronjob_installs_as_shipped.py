@@ -1,12 +1,14 @@
 """cronjob/ as a cluster operator installs it: `kubectl apply -k` on the real control plane.
 
-- Every object of both RBAC variants (and the sharded Component, and the example Secret)
-  is accepted by the API server; the default one is created for real.
+- Every object of both RBAC variants (and the sharded Component, the example Secret, and
+  operator/'s two variants) is accepted by the API server; the default one is created
+  for real.
 - The CronJob's Pod, built from its template, is admitted by its namespace, which enforces
   the `restricted` Pod Security Standard; the test node's overlay is refused there for
   hostNetwork and for nothing else, so it changes nothing else about the Pod's security.
-- The RBAC of every variant has no wildcard and no access to Secrets beyond reading the
-  one named Git Secret; the check is shown to catch each kind of grant it refuses.
+- The RBAC of every variant (operator/'s too) has no wildcard and no access to Secrets
+  beyond reading the one named Git Secret; the check is shown to catch each kind of grant
+  it refuses.
 - The settings ConfigMap names only variables driftctl reads.
 """
 
@@ -39,6 +41,7 @@ GIT_SECRET = "driftctl-git"
 READ_ONLY = {"get"}
 ESCALATING = {"bind", "escalate", "impersonate"}
 NODE_OVERLAY = ROOT / "tests" / "node" / "overlay"
+OPERATOR = ROOT / "operator"  # watch's variants: cluster-wide, and namespaced/
 
 
 def kubectl_binary(harness: Harness) -> Path:
@@ -95,7 +98,7 @@ def test_the_other_variants_and_the_example_secret_are_accepted(
         [CRONJOB],
         components=[relative(tmp_path / "sharded", CRONJOB / "sharded")],
     )
-    for folder in (CRONJOB / "namespaced", sharded):
+    for folder in (CRONJOB / "namespaced", sharded, OPERATOR, OPERATOR / "namespaced"):
         documents = render(kubectl_binary(harness), folder)
         accepted = kubectl(
             harness,
@@ -223,7 +226,8 @@ def test_no_variant_grants_a_wildcard_or_any_secret(harness: Harness, tmp_path: 
         [CRONJOB],
         components=[relative(tmp_path / "sharded", CRONJOB / "sharded")],
     )
-    for folder in (CRONJOB, CRONJOB / "namespaced", sharded, NODE_OVERLAY):
+    variants = (CRONJOB, CRONJOB / "namespaced", sharded, NODE_OVERLAY)
+    for folder in (*variants, OPERATOR, OPERATOR / "namespaced"):
         documents = render(kubectl_binary(harness), folder)
         assert of_kind(documents, "Role", "ClusterRole"), folder
         assert rbac_problems(documents) == [], folder

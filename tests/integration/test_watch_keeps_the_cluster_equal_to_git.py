@@ -49,6 +49,12 @@ def watch_kubeconfig(
     return account_kubeconfig(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
 
 
+def watches_started(process: Watching) -> float:
+    """The WATCH requests the process started: of WebApps, Deployments and autoscalers."""
+    kinds = ("webapps", "deployments", "horizontalpodautoscalers")
+    return sum(process.metric(f"driftctl_watch_watches_{kind}") for kind in kinds)
+
+
 @pytest.fixture
 def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
     """Watch processes started by a test, killed at its end if still running."""
@@ -73,17 +79,11 @@ def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(
 
     before, polls = request_counts(control_plane), process.metric("driftctl_watch_git_polls_total")
     lease = process.metric("driftctl_watch_lease_writes_total")
-    watches = process.metric("driftctl_watch_watches_webapps") + process.metric(
-        "driftctl_watch_watches_deployments"
-    )
+    watches = watches_started(process)
     assert eventually(lambda: process.metric("driftctl_watch_git_polls_total") >= polls + 6, 30)
     after = request_counts(control_plane)
     lease = process.metric("driftctl_watch_lease_writes_total") - lease
-    watches = (
-        process.metric("driftctl_watch_watches_webapps")
-        + process.metric("driftctl_watch_watches_deployments")
-        - watches
-    )
+    watches = watches_started(process) - watches
 
     touched = delta(before, after, ("webapps", "deployments", "events"))
     assert {series: n for series, n in touched.items() if series[2] in WRITES} == {}

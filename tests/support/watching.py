@@ -9,6 +9,7 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 from tests.support.harness import Harness, driftctl_env, eventually
@@ -54,9 +55,10 @@ class Watching:
     def ready(self) -> bool:
         return self._get("/readyz")[0] == 200
 
-    def metric(self, name: str) -> float:
-        """The sum of every series of one metric on /metrics (see metric_sum)."""
-        return metric_sum(self._get("/metrics")[1], name)
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of every series of one metric on /metrics (see metric_sum), of those
+        with `labels` when given."""
+        return metric_sum(self._get("/metrics")[1], name, labels)
 
     def said(self, text: str) -> bool:
         return any(text in line for line in list(self.err) + list(self.out))
@@ -74,16 +76,17 @@ class Watching:
             self.process.wait(30)
 
 
-def metric_sum(page: str, name: str) -> float:
-    """The sum of every series of metric `name` on a Prometheus text page. A page without
-    one fails (AssertionError): a renamed or missing metric must fail the test that reads
-    it, not read as 0."""
+def metric_sum(page: str, name: str, labels: Mapping[str, str] | None = None) -> float:
+    """The sum of every series of metric `name` on a Prometheus text page (of those with
+    every one of `labels`). A page without one fails (AssertionError): a renamed or missing
+    metric must fail the test that reads it, not read as 0."""
+    wanted = [f'{key}="{value}"' for key, value in (labels or {}).items()]
     values = [
         float(value)
         for series, _, value in (line.rpartition(" ") for line in page.splitlines())
-        if series.split("{", 1)[0] == name
+        if series.split("{", 1)[0] == name and all(each in series for each in wanted)
     ]
-    assert values, f"no series of {name} on /metrics"
+    assert values, f"no series of {name}{labels or ''} on /metrics"
     return sum(values)
 
 

@@ -103,3 +103,11 @@ def test_many_objects_written_and_seen_in_any_interleaving_leave_the_map_empty()
             writes.seen(key, "3")
 
     assert len(writes) == 0
+
+
+def test_a_write_that_changed_nothing_before_the_last_came_back_is_not_remembered_twice() -> None:
+    written = OwnWrites()
+    written.wrote(SHOP, "2", "1")  # a create, its event still to come
+    written.wrote(SHOP, "2", "1")  # an apply that changed nothing: the same version
+    assert written.seen(SHOP, "2")
+    assert len(written) == 0  # nothing left waiting for an event that will never come

@@ -1,6 +1,7 @@
 """Which watch events call for a reconcile (core.watch.changes): never driftctl's own
 status write or a bare new resourceVersion; every change of spec, metadata or, for a
-Deployment, its status (the WebApp's status is made from it)."""
+Deployment, its status (the WebApp's status is made from it). How urgent: the Deployment
+controller's own updates are a status refresh, anything else is drift, handled first."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.watch.changes import place_of, worth_reconciling
+from driftctl.core.watch.changes import place_of, urgency_of, worth_reconciling
+from driftctl.core.watch.queue import Urgency
 
 Obj = dict[str, Any]
 
@@ -110,3 +112,49 @@ def test_creation_and_deletion_are_reconciled_at_the_place_of_the_webapp() -> No
     assert worth_reconciling(deployment(), None)
     assert not worth_reconciling(None, None)
     assert place_of(deployment()) == place_of(webapp()) == ("web", "shop")
+
+
+def controller_status_update(obj: Obj) -> None:
+    """What the Deployment controller writes: its status, through the status subresource,
+    and its rollout counter, through the main resource, each with its managedFields entry."""
+    obj["status"] = {"replicas": 2, "observedGeneration": 1, "availableReplicas": 1}
+    obj["metadata"]["annotations"] = {"deployment.kubernetes.io/revision": "1"}
+    obj["metadata"]["managedFields"] += [
+        {
+            "manager": "kube-controller-manager",
+            "operation": "Update",
+            "subresource": "status",
+            "fieldsV1": {"f:status": {"f:replicas": {}}},
+        },
+        {
+            "manager": "kube-controller-manager",
+            "operation": "Update",
+            "fieldsV1": {"f:metadata": {"f:annotations": {}}},
+        },
+    ]
+
+
+def test_the_deployment_controllers_updates_are_a_status_refresh() -> None:
+    before = deployment()
+    assert urgency_of(before, changed(before, controller_status_update)) is Urgency.STATUS
+
+
+@pytest.mark.parametrize("edit", NOTICED)
+@pytest.mark.parametrize("make", [webapp, deployment], ids=["webapp", "deployment"])
+def test_a_change_of_spec_or_metadata_is_drift_even_beside_a_status_update(
+    make: Callable[[], Obj], edit: Callable[[Obj], None]
+) -> None:
+    before = make()
+
+    def both(obj: Obj) -> None:
+        edit(obj)
+        if obj["kind"] == c.DEPLOYMENT_KIND:
+            obj["status"] = {"replicas": 1}
+
+    assert urgency_of(before, changed(before, both)) is Urgency.DRIFT
+
+
+def test_creation_and_deletion_are_drift() -> None:
+    assert urgency_of(None, deployment()) is Urgency.DRIFT
+    assert urgency_of(webapp(), None) is Urgency.DRIFT
+    assert urgency_of(webapp(), changed(webapp(), lambda obj: None)) is None

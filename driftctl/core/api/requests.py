@@ -81,14 +81,20 @@ def list_page(
     continue_token: str | None = None,
     page_size: int = PAGE_SIZE,
     namespace: str | None = None,
+    *,
+    name: str | None = None,
 ) -> Request:
     """One page of a LIST, cluster-wide or in one namespace, limited by a label selector
-    (none when `selector` is empty)."""
+    (none when `selector` is empty), and to one name when `name` is given (answered from
+    the API server's cache by that one key, without walking the namespace)."""
     query: list[tuple[str, str]] = [("labelSelector", selector)] if selector else []
+    if name is not None:
+        query.append(("fieldSelector", f"metadata.name={name}"))
     query.append(("limit", str(page_size)))
     if continue_token:
         query.append(("continue", continue_token))
-    what = f"list {kind.plural}" + (f" in namespace {namespace}" if namespace else "")
+    what = f"list {kind.plural}" + (f" named {name}" if name else "")
+    what += f" in namespace {namespace}" if namespace else ""
     return Request("GET", kind.collection(namespace), tuple(query), what=what)
 
 

@@ -88,6 +88,10 @@ class Update:
 
     `revert`, when set, is sent first: it removes fields set outside Git. `apply` is False
     when nothing else differs, and then no server-side apply is sent.
+
+    `unchecked` (watch): no dry-run was sent, because nobody reads a plan before the
+    apply; the writes' own answers tell what changed (core.planning.from_dry_runs.answered,
+    from this candidate), so `changes` and `patch` stay empty until then.
     """
 
     key: ObjectKey
@@ -100,6 +104,7 @@ class Update:
     apply: bool = True
     kept: tuple[Kept, ...] = ()
     foreign: tuple[Foreign, ...] = ()
+    unchecked: Candidate | None = None
     verb: ClassVar[Verb] = Verb.UPDATE
 
     @property

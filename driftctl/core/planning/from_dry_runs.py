@@ -4,6 +4,10 @@ Pure. A candidate's apply answer, with its revert's answer grafted on (the field
 outside Git, core.planning.outside_git), is compared with the live object: equal content and
 the same fields owned is unchanged, else an update with every field change, each saying
 why it changes (a field set outside Git, an ignored field Git changed, a fight).
+
+`watch` sends no dry-run before an update (`updates_answer`): the candidate becomes an
+unchecked Update, and once written, the writes' own answers are read the same way
+(`answered`), so what it reports is what a plan would have said.
 """
 
 from __future__ import annotations
@@ -40,25 +44,71 @@ def exact_action(
     manager: str,
     *,
     creates_answer: bool = False,
+    updates_answer: bool = False,
 ) -> Action:
     """One candidate's action. `creates_answer`: apply sent no dry-run for a candidate
-    absent from the cluster, its create's own answer decides (`Create(unchecked=True)`)."""
+    absent from the cluster, its create's own answer decides (`Create(unchecked=True)`);
+    `updates_answer`: nor for one that exists (`Update(unchecked=...)`, watch)."""
     if candidate.live is None:
         return _create(candidate, results, creates_answer)
+    if updates_answer and candidate.key not in results:
+        return _unchecked(candidate)
+    return _existing(candidate, candidate.live, results, reverted, manager)
+
+
+def _existing(
+    candidate: Candidate,
+    live: Obj,
+    results: Mapping[ObjectKey, DryRunResult],
+    reverted: Mapping[ObjectKey, RevertAnswer],
+    manager: str,
+) -> Unchanged | Update | Refused:
     after = _applied(candidate, results)
     if isinstance(after, Refused):
         return after
     if candidate.revert is None:
-        if _same(candidate.live, after, manager):
+        if _same(live, after, manager):
             notes = candidate.notes
             return Unchanged(candidate.key, kept=notes.kept, foreign=notes.foreign)
-        return _update(candidate, candidate.live, after, manager)
+        return _update(candidate, live, after, manager)
     answer = reverted.get(candidate.key)
     if not isinstance(answer, dict):
         message = answer.message if answer is not None else "no dry-run result was given"
         return _refused(candidate, f"removing fields set outside Git: {message}")
     after = with_reverts(after, answer, candidate.revert.fields)
-    return _update(candidate, candidate.live, after, manager)
+    return _update(candidate, live, after, manager)
+
+
+def answered(
+    update: Update, applied: Obj | None, reverted: Obj | None, manager: str
+) -> Unchanged | Update:
+    """What an unchecked update did, from the answers of its writes (the apply's, when it
+    applied; the revert's, when it had one): unchanged, or an update with every change."""
+    candidate = update.unchecked
+    assert candidate is not None, "only an unchecked update is read from its answers"
+    assert candidate.live is not None, "an update is of an object that exists"
+    results: dict[ObjectKey, DryRunResult] = {} if applied is None else {candidate.key: applied}
+    revert: dict[ObjectKey, RevertAnswer] = {} if reverted is None else {candidate.key: reverted}
+    action = _existing(candidate, candidate.live, results, revert, manager)
+    assert not isinstance(action, Refused), "a write's answer is never a refusal"
+    return action
+
+
+def _unchecked(candidate: Candidate) -> Update:
+    notes = candidate.notes
+    why = "differs from Git; the write's answer tells how"
+    return Update(
+        candidate.key,
+        f"{notes.reason}; {why}" if notes.reason else why,
+        candidate.manifest,
+        (),
+        (),
+        revert=candidate.revert,
+        apply=candidate.apply,
+        kept=notes.kept,
+        foreign=notes.foreign,
+        unchecked=candidate,
+    )
 
 
 def _create(

@@ -79,19 +79,30 @@ class PruneDecision:
 
 
 def check_prunes(
-    candidates: Sequence[Obj], instance: str, counts: tuple[int, int], policy: Policy
+    candidates: Sequence[Obj],
+    instance: str,
+    counts: tuple[int, int],
+    policy: Policy,
+    *,
+    going_in_all: int | None = None,
 ) -> PruneDecision:
-    """Apply the guards to prune candidates; `counts` is (desired objects, managed objects)."""
-    kept = {id(obj): reason for obj in candidates if (reason := _protected(obj, instance))}
+    """Apply the guards to prune candidates; `counts` is (desired objects, managed objects).
+
+    `going_in_all`: when the candidates are only some of the run's (one WebApp's, in
+    watch), how many candidates of the whole run no guard protects; the all-or-nothing
+    limit counts those, not only these.
+    """
+    kept = {id(obj): reason for obj in candidates if (reason := protected(obj, instance))}
     going = [obj for obj in candidates if id(obj) not in kept]
-    refusal = _refusal(len(going), counts, policy)
+    refusal = _refusal(len(going) if going_in_all is None else going_in_all, counts, policy)
     if refusal is not None or not policy.prune:
         kept |= {id(obj): refusal or "pruning is off (--no-prune)" for obj in going}
     verdicts = tuple(PruneVerdict(obj, kept.get(id(obj))) for obj in candidates)
     return PruneDecision(verdicts, refusal)
 
 
-def _protected(obj: Obj, instance: str) -> str | None:
+def protected(obj: Obj, instance: str) -> str | None:
+    """Why a prune candidate is never deleted, whatever the counts (None: it may go)."""
     if not is_ours(obj, instance):
         return f"lacks the label {c.INSTANCE_LABEL}={instance}; never deleted"
     if prune_disabled(obj):

@@ -36,6 +36,11 @@ class LiveState:
     unowned_webapps: dict[Place, Obj] = field(default_factory=dict)
     unowned_deployments: dict[Place, Obj] = field(default_factory=dict)
     autoscalers: dict[Place, str] = field(default_factory=dict)  # Deployment -> its scaler
+    # The autoscalers are known already (watch keeps them in memory): none to read.
+    autoscalers_known: bool = False
+    # Places where others' objects were looked for already (by watch's last full pass):
+    # what was found there is in unowned_*, and nothing more is read for them.
+    searched: frozenset[Place] = frozenset()
 
     @classmethod
     def of(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
@@ -67,7 +72,9 @@ class LiveState:
             self,
             unowned_webapps={key_of(obj).place: obj for obj in webapps},
             unowned_deployments={key_of(obj).place: obj for obj in deployments},
-            autoscalers=scaled_deployments(autoscalers),
+            autoscalers=(
+                self.autoscalers if self.autoscalers_known else scaled_deployments(autoscalers)
+            ),
         )
 
     def objects(self) -> Iterable[Obj]:

@@ -27,7 +27,7 @@ _SERVER_METADATA = (
 )
 
 # annotations written by controllers, not by driftctl or Git.
-_CONTROLLER_ANNOTATIONS = (
+CONTROLLER_ANNOTATIONS = (
     "deployment.kubernetes.io/revision",  # the Deployment controller's rollout counter
 )
 
@@ -89,7 +89,7 @@ def comparable(obj: Obj) -> Obj:
 def _drop_controller_annotations(meta: Obj) -> None:
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):
-        for key in _CONTROLLER_ANNOTATIONS:
+        for key in CONTROLLER_ANNOTATIONS:
             annotations.pop(key, None)
 
 

@@ -41,7 +41,10 @@ was not running) is pruned on its own, under the same guards as WebApps.
 One WebApp at a time (`driftctl watch`): with `focus`, only the WebApps at those places
 (namespace, name) and their Deployments are planned, but the prune guards still count the
 whole desired set and the whole live state, so a prune that `apply` would refuse (an
-empty Git, more than --max-prune going) is refused one WebApp at a time too.
+empty Git, more than --max-prune going) is refused one WebApp at a time too. Watch keeps
+those counts as objects change and hands them in (`counts`, with the desired WebApps by
+place, `by_place`): then the live state need hold only the focus's objects, and a plan of
+one WebApp costs the same in an instance of ten thousand as in one of ten.
 
 Controls (core.planning.controls, against the run's `Situation`: its time, the instance's
 suspension): before anything else, each WebApp's controls are decided. Git's changes held:
@@ -59,7 +62,7 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
@@ -122,7 +125,7 @@ from driftctl.core.planning.objects import (
 )
 from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
 from driftctl.core.planning.prefilter import needs_server_check, overlay
-from driftctl.core.planning.removals import Going, cleanup, plan_removals
+from driftctl.core.planning.removals import Going, PruneCounts, cleanup, plan_removals
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
@@ -164,18 +167,21 @@ def prepare(
     shard: Shard = WHOLE,
     focus: frozenset[Place] | None = None,
     situation: Situation = TIMELESS,
+    by_place: Mapping[Place, WebApp] | None = None,
+    counts: PruneCounts | None = None,
 ) -> Preparation:
     """Pair desired and live objects of `shard` and decide all that can be decided without
-    the server; with `focus`, only for the WebApps at those places (module docstring)."""
+    the server; with `focus`, only for the WebApps at those places (module docstring).
+
+    `by_place`: `desired` by place, to look the focus up rather than walk them all;
+    `counts`: the guards' counts of the whole instance, when `live` holds only the focus.
+    """
     run = _Run(stamp, policy or Policy(), drift or Drift(), manager, situation)
-    mine = sorted(
-        (
-            app
-            for app in desired
-            if owns(shard, *app.place) and (focus is None or app.place in focus)
-        ),
-        key=lambda app: app.place,
-    )
+    if focus is not None and by_place is not None:
+        chosen: Iterable[WebApp] = (by_place[place] for place in focus if place in by_place)
+    else:
+        chosen = (app for app in desired if focus is None or app.place in focus)
+    mine = sorted((app for app in chosen if owns(shard, *app.place)), key=lambda app: app.place)
     view = live.within(shard)
     removals: list[Entry] = []
     applies: list[Entry] = []
@@ -191,7 +197,8 @@ def prepare(
     # The whole desired set: the live view holds only this shard, and the empty-set guard
     # is about Git, not about this shard's share of it.
     going = Going(stamp.instance, run.policy, manager, stamp.revision, situation)
-    pruned = plan_removals(desired, view, going, focus)
+    wanted: Collection[Place] = by_place if by_place is not None else {a.place for a in desired}
+    pruned = plan_removals(wanted, view, going, focus, counts=counts)
     lifted |= pruned.lifted
     conflicts = {entry.key for entry in applies if isinstance(entry, Conflict)}
     declared = tuple(
@@ -490,16 +497,23 @@ def finish(
     reverted: Mapping[ObjectKey, RevertAnswer] | None = None,
     *,
     creates_answer: bool = False,
+    updates_answer: bool = False,
 ) -> Plan:
     """The exact plan, from the dry-run answers for every candidate (keyed by object): of
     its apply, and of its revert of fields set outside Git when it has one.
 
     `creates_answer`: apply sent no dry-run for candidates absent from the cluster; their
-    create's own answer decides (module docstring).
+    create's own answer decides (module docstring). `updates_answer` (watch): nor for
+    those that exist; their writes' answers decide (core.planning.from_dry_runs.answered).
     """
     actions = tuple(
         exact_action(
-            entry, results, reverted or {}, preparation.manager, creates_answer=creates_answer
+            entry,
+            results,
+            reverted or {},
+            preparation.manager,
+            creates_answer=creates_answer,
+            updates_answer=updates_answer,
         )
         if isinstance(entry, Candidate)
         else entry

@@ -6,11 +6,16 @@ each one's prune policy says (core.planning.pending), unless a control holds it:
 suspension, or a window closed on prunes (core.planning.controls). A Deployment is removed
 with its owner (listed in the owner's action as `owned`), or on its own only when no live
 WebApp owns it.
+
+What the guards count, object by object (`webapp_standing`, `deployment_standing`): a run
+adds them up over its live state; `watch` keeps the sums as objects change
+(core.watch.census) and hands them to a plan of one WebApp (`PruneCounts`), which then
+decides as the whole run would without walking the whole instance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Container
 from dataclasses import dataclass, field
 
 from driftctl.core.planning.actions import Action, Cleanup, Held, Skip, is_changing
@@ -21,15 +26,66 @@ from driftctl.core.planning.controls import (
     suspension_hold,
 )
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step, remove_patch
-from driftctl.core.planning.guards import check_prunes, is_ours
+from driftctl.core.planning.guards import check_prunes, is_ours, protected
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.objects import Obj, key_of
+from driftctl.core.planning.objects import Obj, is_terminating, key_of
 from driftctl.core.planning.pending import Going, owned_deletes, removal
-from driftctl.core.source.model import Place, WebApp
+from driftctl.core.source.model import Place
 from driftctl.policies import Propagation
 from driftctl.settings import Policy
 
-__all__ = ["Going", "Removals", "cleanup", "plan_removals"]
+__all__ = [
+    "Going",
+    "PruneCounts",
+    "Removals",
+    "Standing",
+    "cleanup",
+    "deployment_standing",
+    "plan_removals",
+    "webapp_standing",
+]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What one live object adds to the guards' counts: a managed object, a prune candidate
+    no guard protects (going)."""
+
+    managed: bool = False
+    going: bool = False
+
+
+@dataclass(frozen=True)
+class PruneCounts:
+    """The guards' counts over a whole instance (or shard): the WebApps Git declares, the
+    managed objects, and the prune candidates no guard protects."""
+
+    desired: int
+    managed: int
+    going: int
+
+
+def webapp_standing(live: Obj, wanted: Container[Place], instance: str) -> Standing:
+    """A live WebApp's part of the counts: managed when ours; going when Git no longer
+    declares it, nobody asked for its deletion yet, and no guard protects it."""
+    step = finalizer_step(live)
+    removable = step in (FinalizerStep.APPLY, FinalizerStep.ADD)
+    candidate = removable and key_of(live).place not in wanted
+    return Standing(is_ours(live, instance), candidate and protected(live, instance) is None)
+
+
+def deployment_standing(
+    live: Obj, wanted: Container[Place], instance: str, *, owner_live: bool
+) -> Standing:
+    """A live Deployment's part of the counts: only an orphan (ours, not being deleted, its
+    owner not live, its name not declared) counts, as managed, and going unless protected."""
+    orphan = (
+        is_ours(live, instance)
+        and not is_terminating(live)
+        and not owner_live
+        and key_of(live).place not in wanted
+    )
+    return Standing(orphan, orphan and protected(live, instance) is None)
 
 
 def cleanup(
@@ -55,19 +111,22 @@ class Removals:
 
 
 def plan_removals(
-    desired: Sequence[WebApp],
+    wanted: Collection[Place],
     state: LiveState,
     going: Going,
     focus: frozenset[Place] | None = None,
+    *,
+    counts: PruneCounts | None = None,
 ) -> Removals:
     """Cleanups of Terminating WebApps, and prunes (guarded, then by policy) of what Git no
     longer declares.
 
-    `desired` is everything Git declares; `state` may be one shard's part of the live
-    state, so --max-prune counts that shard's managed objects. With `focus`, only the
-    removals at those places are returned, decided by guards that counted all of `state`.
+    `wanted` is every place Git declares a WebApp at; `state` may be one shard's part of
+    the live state, so --max-prune counts that shard's managed objects. With `focus`, only
+    the removals at those places are returned, decided by guards that counted all of
+    `state`, or, given `counts`, by those counts of the whole instance (then `state` need
+    hold only the focus's objects).
     """
-    wanted = {app.place for app in desired}
     removals: list[Action] = []
     candidates: list[Obj] = []
     for place, live in sorted(state.webapps.items()):
@@ -86,10 +145,19 @@ def plan_removals(
         else:
             candidates.append(live)
     orphans = [dep for dep in state.orphans(going.instance) if key_of(dep).place not in wanted]
-    managed = sum(1 for obj in state.webapps.values() if is_ours(obj, going.instance))
     candidates += orphans
-    counts = (len(desired), managed + len(orphans))
-    decision = check_prunes(candidates, going.instance, counts, going.policy)
+    if counts is None:
+        managed = sum(1 for obj in state.webapps.values() if is_ours(obj, going.instance))
+        counted = (len(wanted), managed + len(orphans))
+        decision = check_prunes(candidates, going.instance, counted, going.policy)
+    else:
+        decision = check_prunes(
+            candidates,
+            going.instance,
+            (counts.desired, counts.managed),
+            going.policy,
+            going_in_all=counts.going,
+        )
     shown = [
         verdict
         for verdict in decision.verdicts

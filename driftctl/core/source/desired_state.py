@@ -5,9 +5,11 @@ Plain data the pipeline returns and renderers read, no behaviour beyond naming t
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from driftctl.core.source.model import WebApp
+from driftctl.core.source.model import Place, WebApp
 from driftctl.core.source.tree import Snapshot, is_manifest
 from driftctl.errors import Problem
 
@@ -47,6 +49,11 @@ class DesiredState:
     webapps: tuple[WebApp, ...]
     warnings: tuple[Problem, ...]
     revision: Revision
+
+    @functools.cached_property
+    def by_place(self) -> Mapping[Place, WebApp]:
+        """The WebApps by (namespace, name): one WebApp looked up, not all walked (watch)."""
+        return {app.place: app for app in self.webapps}
 
 
 @dataclass(frozen=True)

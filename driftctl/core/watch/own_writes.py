@@ -8,7 +8,8 @@ answered, and its events told, in the order of its versions). Nothing stays ther
 than the object's next event:
 - a write whose event came first (the watch can be faster than the answer), or that
   changed nothing (the object's version stays, and no event follows), is not remembered:
-  the informer already holds the object at that version;
+  the informer already holds the object at that version, or that version is remembered
+  already (an earlier write of ours made it, and its event is still to come);
 - an event at a remembered version is ours: it and the versions before it are dropped,
   the later ones (writes still to come back) stay;
 - any other event of the object (someone else's change, its deletion, a fresh list)
@@ -36,9 +37,10 @@ class OwnWrites:
 
     def wrote(self, key: ObjectKey, version: str, held: str | None) -> None:
         """A write of `key` was answered at `version`; `held`: the version the informer holds."""
-        if version == held:
+        pending = self._pending.get(key, ())
+        if version == held or version in pending:  # a write that changed nothing
             return
-        self._pending[key] = (*self._pending.get(key, ()), version)[-MAX_PENDING:]
+        self._pending[key] = (*pending, version)[-MAX_PENDING:]
 
     def seen(self, key: ObjectKey, version: str | None) -> bool:
         """An event of `key` at `version` (None: gone): whether it is one of our writes."""

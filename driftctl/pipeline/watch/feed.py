@@ -1,74 +1,118 @@
-"""The feed of `watch`: this instance's WebApps and Deployments in memory, and which of
-their changes become work.
+"""The feed of `watch`: this instance's WebApps and Deployments (and the autoscalers) in
+memory, and which of their changes become work, how urgent.
 
 Informers (shell.informer) LIST, then WATCH, each kind in each namespace of
---target-namespaces (or everywhere), into memory; `live` is that memory as a live state, to
-plan one WebApp from. A change queues its WebApp's place, unless it arrived during the first
-LISTs (the full pass at the start covers those), changed only bookkeeping
-(core.watch.changes), or is driftctl's own write coming back: the clients of `client` tell
-the feed the resourceVersion each write answered with (core.watch.own_writes), and the
-event that carries that version queues nothing. Decides nothing itself.
+--target-namespaces (or everywhere), into memory; a shard's informers hold only that
+shard's WebApps and Deployments (core.planning.shards), and of the others only whether
+they live (their uids own Deployments). Every change is told to the census
+(core.watch.census), which keeps what a plan of one WebApp needs of the whole instance:
+`view` is one WebApp's part of the memory, `whole` all of it (a full pass), `counts` the
+prune guards' sums.
+
+A change queues its WebApp's place, at the urgency core.watch.changes gives it (drift
+first, a Deployment's status last), unless it arrived during the first LISTs (the full
+pass at the start covers those), changed only bookkeeping, or is driftctl's own write
+coming back: the clients of `client` tell the feed the resourceVersion each write
+answered with (core.watch.own_writes), and the event that carries that version queues
+nothing. An autoscaler's change queues the WebApps of the Deployments it scales. Decides
+nothing itself.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from driftctl.core.api import requests as r
-from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.live import LiveState, scaled_deployments
 from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.removals import PruneCounts
+from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place
-from driftctl.core.watch.changes import place_of, worth_reconciling
+from driftctl.core.watch.census import Census
+from driftctl.core.watch.changes import place_of, urgency_of
 from driftctl.core.watch.own_writes import OwnWrites
+from driftctl.core.watch.queue import Urgency
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
-from driftctl.settings import Cluster
+from driftctl.settings import Cluster, Shard
 from driftctl.shell.informer import Informer
 from driftctl.shell.kube import Deadline, Kube
 
+Obj = dict[str, Any]
+Queue = Callable[[Place, Urgency], None]
+
 
 class Feed:
-    """The informers of one leading process, and the filter of its own writes."""
+    """The informers of one leading process, its census, and the filter of its own writes."""
 
-    def __init__(self, api: Any, cluster: Cluster, runtime: Runtime, metrics: WatchMetrics) -> None:
+    def __init__(
+        self, api: Any, cluster: Cluster, shard: Shard, runtime: Runtime, metrics: WatchMetrics
+    ) -> None:
         self._api, self._cluster, self._runtime, self._metrics = api, cluster, runtime, metrics
+        self._shard = shard
         self._informers: list[Informer] = []
-        self._queue: Callable[[Place], None] = lambda place: None
+        self._queue: Queue = lambda place, urgency: None
         self._written = OwnWrites()
-        self._written_lock = threading.Lock()
+        self._lock = threading.Lock()  # the census and the writes told
+        self._census = Census(cluster.instance)
+        self.visited = 0  # live objects handed to plans of one WebApp (their views)
         metrics.gauge_of(
             "watch_own_writes_pending",
             "Objects written by this process whose watch event has not come back yet.",
             lambda: self.writes_pending,
         )
+        metrics.gauge_of(
+            "watch_objects_visited",
+            "Live objects handed to plans of one WebApp, in all (a WebApp's own objects).",
+            lambda: self.visited,
+        )
 
-    def start(self, queue: Callable[[Place], None]) -> None:
-        """Start listing and watching; each change worth acting on goes to `queue`."""
+    def start(self, queue: Queue, wanted: Collection[Place]) -> None:
+        """Start listing and watching; each change worth acting on goes to `queue`.
+        `wanted`: the places Git declares WebApps at (the guards count by them)."""
         self._queue = queue
-        cluster, runtime = self._cluster, self._runtime
-        scopes: Sequence[str | None] = cluster.namespaces or (None,)
-        for kind in (r.WEBAPP, r.DEPLOYMENT):
+        self._census.want(wanted)
+        scopes: Sequence[str | None] = self._cluster.namespaces or (None,)
+        for kind in (r.WEBAPP, r.DEPLOYMENT, r.AUTOSCALER):
             for scope in scopes:
-                informer = Informer(
-                    self._api,
-                    kind,
-                    cluster.instance,
-                    scope,
-                    self._changed,
-                    stop=runtime.stop,
-                    notice=runtime.notice,
-                    jitter=runtime.jitter,
-                    list_timeout=cluster.timeout,
-                )
-                self._informers.append(informer)
+                self._informers.append(self._informer(kind, scope))
         self._count_requests()
         for informer in self._informers:
             informer.start()
 
+    def _informer(self, kind: r.Kind, scope: str | None) -> Informer:
+        runtime, cluster = self._runtime, self._cluster
+
+        def changed(before: Obj | None, after: Obj | None) -> None:
+            self._changed(kind, before, after)
+
+        def elsewhere(obj: Obj, live: bool) -> None:
+            with self._lock:
+                self._census.elsewhere(obj, live=live)
+
+        scaler = kind is r.AUTOSCALER
+        return Informer(
+            self._api,
+            kind,
+            cluster.instance,
+            scope,
+            changed,
+            stop=runtime.stop,
+            notice=runtime.notice,
+            jitter=runtime.jitter,
+            list_timeout=cluster.timeout,
+            keep=(lambda place: True) if scaler else self._mine,
+            elsewhere=elsewhere,
+            selector="" if scaler else None,  # autoscalers are nobody's: all are read
+        )
+
+    def _mine(self, place: Place) -> bool:
+        return owns(self._shard, *place)
+
     def _count_requests(self) -> None:
-        for kind in (r.WEBAPP, r.DEPLOYMENT):
+        for kind in (r.WEBAPP, r.DEPLOYMENT, r.AUTOSCALER):
             informers = [each for each in self._informers if each.kind is kind]
             self._metrics.gauge_of(
                 f"watch_lists_{kind.plural}",
@@ -86,13 +130,41 @@ class Feed:
         """Whether every informer has its first LIST in memory."""
         return all(each.synced.is_set() for each in self._informers)
 
-    def live(self) -> LiveState:
-        """The instance's WebApps and Deployments as the memory holds them now."""
-        webapps = [o for each in self._informers if each.kind is r.WEBAPP for o in each.objects()]
-        deployments = [
-            o for each in self._informers if each.kind is r.DEPLOYMENT for o in each.objects()
-        ]
-        return LiveState.of(webapps, deployments)
+    # -- what plans read -----------------------------------------------------------------
+
+    def view(self, place: Place) -> LiveState:
+        """The live objects a plan of the WebApp at `place` needs, and no others."""
+        with self._lock:
+            view = self._census.view(place)
+        self.visited += len(view.webapps) + len(view.deployments)
+        return view
+
+    def whole(self) -> LiveState:
+        """This instance's (shard's) WebApps and Deployments as the memory holds them now."""
+        with self._lock:
+            return self._census.whole()
+
+    def counts(self, desired: int) -> PruneCounts:
+        """The prune guards' counts of the whole instance (shard), `desired` WebApps in Git."""
+        with self._lock:
+            return self._census.counts(desired)
+
+    def want(self, wanted: Collection[Place]) -> None:
+        """Git moved: it declares WebApps at `wanted` now."""
+        with self._lock:
+            self._census.want(wanted)
+
+    def unsettled(self, whole: LiveState) -> frozenset[Place]:
+        """The places of `whole` and of Git not known equal to Git since they last changed."""
+        with self._lock:
+            places = {*whole.webapps, *whole.deployments, *self._census.wanted}
+            return self._census.unsettled(places)
+
+    def settle(self, places: Iterable[Place], seen: LiveState) -> None:
+        """A full pass found these places equal to Git in `seen` (core.watch.census)."""
+        with self._lock:
+            for place in places:
+                self._census.settle(place, seen)
 
     def client(self) -> Kube:
         """A client for one reconcile or pass: its retries bounded by --timeout, its writes
@@ -107,27 +179,35 @@ class Feed:
     @property
     def writes_pending(self) -> int:
         """Objects whose write of ours has not come back as an event yet."""
-        with self._written_lock:
+        with self._lock:
             return len(self._written)
 
-    def _changed(self, before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
-        """An informer saw a change: queue its WebApp, unless it is nothing to act on."""
-        if not self.synced:
-            return  # the first lists: the full pass at the start covers them
+    # -- changes -------------------------------------------------------------------------
+
+    def _changed(self, kind: r.Kind, before: Obj | None, after: Obj | None) -> None:
+        """An informer saw a change: tell the census, and queue its WebApp unless it is
+        nothing to act on."""
         obj = after if after is not None else before
         assert obj is not None
-        if self._is_own_write(obj, after is not None):
+        place = place_of(obj)
+        with self._lock:
+            if kind is r.WEBAPP:
+                self._census.webapp(place, after)
+            elif kind is r.DEPLOYMENT:
+                self._census.deployment(place, after)
+            else:
+                self._census.autoscaler(place, after)
+            own = self._written.seen(_written_key(obj), _version(after))
+        if not self.synced or own:
+            return  # the first lists: the full pass at the start covers them
+        if kind is r.AUTOSCALER:
+            for each in _scaled(before) | _scaled(after):
+                if self._mine(each):
+                    self._queue(each, Urgency.DRIFT)
             return
-        if not worth_reconciling(before, after):
-            return
-        self._queue(place_of(obj))
-
-    def _is_own_write(self, obj: dict[str, Any], present: bool) -> bool:
-        """Whether this event is one of our writes coming back (core.watch.own_writes)."""
-        meta = obj.get("metadata") or {}
-        version = str(meta.get("resourceVersion")) if present else None
-        with self._written_lock:
-            return self._written.seen(_written_key(obj), version)
+        urgency = urgency_of(before, after)
+        if urgency is not None:
+            self._queue(place, urgency)
 
     def _record_write(self, request: r.Request, body: dict[str, Any]) -> None:
         """Remember the resourceVersion each write of ours answered with, unless its event
@@ -138,7 +218,7 @@ class Feed:
         if "resourceVersion" not in meta:
             return
         key = _written_key(body)
-        with self._written_lock:  # the informer's store is read and the write told at once
+        with self._lock:  # the informer's store is read and the write told at once
             held = next(
                 (
                     each.version_of(key.place)
@@ -153,3 +233,11 @@ class Feed:
 def _written_key(obj: dict[str, Any]) -> ObjectKey:
     meta = obj.get("metadata") or {}
     return ObjectKey(str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name")))
+
+
+def _version(obj: Obj | None) -> str | None:
+    return None if obj is None else str((obj.get("metadata") or {}).get("resourceVersion"))
+
+
+def _scaled(autoscaler: Obj | None) -> set[Place]:
+    return set(scaled_deployments([autoscaler] if autoscaler is not None else []))

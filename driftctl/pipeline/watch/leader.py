@@ -1,11 +1,14 @@
 """Leadership and the main loop of `watch`: the parts of one process, put together.
 
-The process waits for the instance's Lease (a standby polls it every STANDBY_POLL
-seconds), and while it leads: the feed lists and watches (pipeline.watch.feed), the
-workers reconcile what it queues (pipeline.watch.workers), and the loop promotes retries
-that are due, polls Git and runs the resyncs (pipeline.watch.passes). A stop (SIGTERM)
-drains the reconciles in progress and releases the Lease; a lost Lease stops the process
-(exit 6), to start again as a standby: refused by another holder, or not renewed within the
+The process waits for a Lease (the instance's; with --shard-count, the one asked for or
+any free shard's; a standby polls them every STANDBY_POLL seconds), and while it leads:
+the feed lists and watches (pipeline.watch.feed), the workers reconcile what it queues
+(pipeline.watch.workers), and the loop promotes retries that are due, polls Git and runs
+the resyncs (pipeline.watch.passes). With --verify the Lease is taken recording the
+revision verified (pipeline.trust); with receivers, the digests of what the shard's
+reconciles did go out every --notify-window (pipeline.notify). A stop (SIGTERM) drains
+the reconciles in progress and releases the Lease; a lost Lease stops the process (exit
+6), to start again as a standby: refused by another holder, or not renewed within the
 renew deadline (core.api.lease.Term), which ends before the Lease can expire for the
 standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 (shell.probes). Decides nothing.
@@ -32,7 +35,7 @@ from driftctl.pipeline.watch.passes import Passes
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
-from driftctl.settings import WHOLE
+from driftctl.settings import Shard
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -54,15 +57,12 @@ def watch(
 ) -> None:
     """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3), and
     with --verify trusted against the last revision verified that the Lease records."""
-    gatherer = _gatherer(setup, notice)
     runtime = Runtime(environ, notice, say, progress, stop)
-    if gatherer is not None:
-        runtime = dataclasses.replace(runtime, heard=gatherer.heard)
     desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
     cluster = setup.cluster
     api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
     kube = Kube(api, Deadline(cluster.timeout), notice=notice)
-    lease = lease_of(cluster, setup.lock)
+    lease = lease_of(cluster, setup.lock, setup.pace.shards[0])
     desired, anchor = trust.verified_against(
         kube, lease, desired, setup.source, setup.verify, environ=environ
     )
@@ -71,21 +71,17 @@ def watch(
     server = probes.serve(where, controller.metrics.registry, controller.ready)
     host, port = server.server_address[:2]
     runtime.say(f"serving /healthz, /readyz and /metrics on {host!s}:{port}")
-    if gatherer is not None:
-        threading.Thread(target=gatherer.run, args=(stop,), name="notify", daemon=True).start()
     try:
         controller.run()
     finally:
         server.shutdown()
-        if gatherer is not None:
-            gatherer.flush()
 
 
-def _gatherer(setup: Setup, warn: Notice) -> Gatherer | None:
-    """Whom watch's digests go to, one per --notify-window (None: nobody)."""
+def _gatherer(setup: Setup, shard: Shard, warn: Notice) -> Gatherer | None:
+    """Whom the digests of one shard's watch go to, one per --notify-window (None: nobody)."""
     if not setup.notify.anyone:
         return None
-    return Gatherer(Teller(setup.notify, setup.cluster, setup.lock, WHOLE, warn))
+    return Gatherer(Teller(setup.notify, setup.cluster, setup.lock, shard, warn))
 
 
 class Controller:
@@ -100,81 +96,90 @@ class Controller:
         *,
         anchor: str | None = None,
     ) -> None:
-        self.setup, self._runtime = setup, runtime
+        self.setup, self._runtime, self._api, self._desired = setup, runtime, api, desired
         self._anchor = anchor  # the last revision verified, as the Lease recorded it (--verify)
         self.metrics = WatchMetrics()
-        lease_kube = Kube(
+        self._lease_kube = Kube(
             api, Deadline(float("inf")), notice=runtime.notice, answered=self._lease_written
         )
-        self._lease = lease_of(setup.cluster, setup.lock)
-        term = Term.of(setup.pace.lease_duration)
-        self._lock = RunLock(lease_kube, self._lease, holder_identity(), term=term)
-        self._feed = Feed(api, setup.cluster, runtime, self.metrics)
-        self._reconciler = reconciler = Reconciler(
-            setup,
-            desired,
-            live=self._feed.live,
-            client=self._feed.client,
-            lock=self._lock,
-            progress=runtime.progress,
-            heard=runtime.heard,
-        )
-        self._workers = Workers(reconciler.one, runtime, self.metrics)
-        self._passes = Passes(
-            setup, runtime, reconciler, self._workers, self.metrics, lock=self._lock
-        )
-        self._started = False  # the first full pass has run
-        self._standby = False  # another process holds the Lease
+        self._term = Term.of(setup.pace.lease_duration)
+        self._leading: Leading | None = None
+        self._standby = False  # other processes hold the Lease (each shard's)
 
     def run(self) -> None:
-        """Lead (once the Lease is ours) until stopped; raises LockHeld when it is lost."""
-        lease = self._lease.display
-        if not self._lead():
+        """Lead (once a Lease is ours) until stopped; raises LockHeld when it is lost."""
+        taken = self._lead()
+        if taken is None:
             return
-        with self._lock:
+        lock, shard = taken
+        lease = lock.ref.display
+        runtime, gatherer = self._runtime, _gatherer(self.setup, shard, self._runtime.notice)
+        if gatherer is not None:
+            runtime = dataclasses.replace(runtime, heard=gatherer.heard)
+            threading.Thread(
+                target=gatherer.run, args=(runtime.stop,), name="notify", daemon=True
+            ).start()
+        with lock:
+            leading = self._leading = Leading(
+                self.setup, self._api, self._desired, runtime,
+                metrics=self.metrics, lock=lock, shard=shard,
+            )  # fmt: skip
             self.metrics.leader.set(1)
-            self._runtime.say(f"leading: holds {lease}")
+            if shard.sharded:
+                self.metrics.shard.labels(f"{shard.index}/{shard.count}").set(1)
+            runtime.say(f"leading: holds {lease}" + (f" ({shard})" if shard.sharded else ""))
             try:
-                self._work()
+                leading.work()
             finally:
-                self._workers.drain(DRAIN_SECONDS)
+                leading.workers.drain(DRAIN_SECONDS)
                 self.metrics.leader.set(0)
-        self._runtime.say(f"stopped: released {lease}")
+                if gatherer is not None:
+                    gatherer.flush()
+        runtime.say(f"stopped: released {lease}")
 
     def ready(self) -> bool:
         """A standby is (it can take over); a leader once it listed everything and its first
         full pass is done."""
         if self._standby:
             return True
-        return self._started and self._feed.synced
+        leading = self._leading
+        return leading is not None and leading.ready()
 
-    def _lead(self) -> bool:
-        """Take the Lease, waiting as a standby while another process holds it."""
+    def _lead(self) -> tuple[RunLock, Shard] | None:
+        """Take a Lease (of the shard asked for, or of any free one), waiting as a standby
+        while other processes hold them all."""
         stop, told = self._runtime.stop, False
         while not stop.is_set():
-            try:
-                self._take()
+            refusal = ""
+            for shard in self.setup.pace.shards:
+                try:
+                    lock = self._take(shard)
+                except LockHeld as held:
+                    refusal = held.message
+                    continue
                 self._standby = False
-                return True
-            except LockHeld as held:
-                self._standby = True
-                if not told:
-                    self._runtime.say(f"standby: {held.message}")
-                    told = True
+                return lock, shard
+            self._standby = True
+            if not told:
+                self._runtime.say(f"standby: {refusal}")
+                told = True
             stop.wait(STANDBY_POLL)
-        return False
+        return None
 
-    def _take(self) -> None:
-        """Take the Lease; with --verify, recording the revision this process verified,
-        or (when another leader recorded a newer one meanwhile) Git's, verified afresh."""
-        setup, runtime, reconciler = self.setup, self._runtime, self._reconciler
+    def _take(self, shard: Shard) -> RunLock:
+        """Take the Lease of `shard` (LockHeld: another process holds it); with --verify,
+        recording the revision this process verified, or (when another leader recorded a
+        newer one meanwhile) Git's, verified afresh."""
+        setup, runtime = self.setup, self._runtime
+        ref = lease_of(setup.cluster, setup.lock, shard)
+        lock = RunLock(self._lease_kube, ref, holder_identity(), term=self._term)
 
         def reload() -> DesiredState:
             return in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
 
-        reconciler.desired = trust.take_lock(
-            self._lock,
-            reconciler.desired,
+        self._desired = trust.take_lock(
+            lock,
+            self._desired,
             setup.source,
             setup.verify,
             timeout=0,
@@ -182,36 +187,74 @@ class Controller:
             environ=runtime.environ,
             reload=reload,
         )
-        verified = reconciler.desired.revision.verified
+        verified = self._desired.revision.verified
         if verified is not None:
             self._anchor = verified[0]
             self.metrics.verified(*verified)
+        return lock
 
     def _lease_written(self, request: r.Request, body: dict[str, Any]) -> None:
         if request.method in ("PUT", "POST"):
             self.metrics.lease_writes.inc()
 
-    def _work(self) -> None:
+
+class Leading:
+    """What a process runs while it leads one shard (or the whole instance): the feed, the
+    workers and the passes, and the loop that keeps time."""
+
+    def __init__(
+        self,
+        setup: Setup,
+        api: Any,
+        desired: DesiredState,
+        runtime: Runtime,
+        *,
+        metrics: WatchMetrics,
+        lock: RunLock,
+        shard: Shard,
+    ) -> None:
+        self._setup, self._runtime, self._lock = setup, runtime, lock
+        self.feed = Feed(api, setup.cluster, shard, runtime, metrics)
+        self.reconciler = Reconciler(
+            setup,
+            desired,
+            view=self.feed.view,
+            counts=self.feed.counts,
+            client=self.feed.client,
+            lock=lock,
+            progress=runtime.progress,
+            shard=shard,
+            heard=runtime.heard,
+        )
+        self.workers = Workers(self.reconciler.one, runtime, metrics)
+        self.passes = Passes(
+            setup, runtime, self.reconciler,
+            feed=self.feed, workers=self.workers, metrics=metrics, lock=lock,
+        )  # fmt: skip
+
+    def ready(self) -> bool:
+        return self.passes.first_done.is_set() and self.feed.synced
+
+    def work(self) -> None:
         """Start the feed and the workers, run the first pass, then keep time until stopped."""
-        stop, clock, pace = self._runtime.stop, self._runtime.clock, self.setup.pace
-        self._feed.start(self._workers.add)
-        while not self._feed.synced:
+        stop, clock, pace = self._runtime.stop, self._runtime.clock, self._setup.pace
+        self.feed.start(self.workers.add, self.reconciler.desired.by_place)
+        while not self.feed.synced:
             if stop.wait(0.05):
                 return
-        self._workers.start(self.setup.cluster.concurrency)
-        self._passes.start()
-        self._started = True
+        self.workers.start(self._setup.cluster.concurrency)
+        self.passes.start()
         next_poll = clock() + pace.git_poll
         next_resync = clock() + pace.resync
         while not stop.is_set():
             if self._lock.lost:
                 raise LockHeld(_why_lost(self._lock), hint=LOST_HINT)
-            due = self._workers.promote()
+            due = self.workers.promote()
             if clock() >= next_poll:
-                self._passes.poll_git()
+                self.passes.poll_git()
                 next_poll = clock() + pace.git_poll
             if clock() >= next_resync:
-                self._passes.full("resync")
+                self.passes.full("resync")
                 next_resync = clock() + pace.resync
             soonest = min(next_poll, next_resync, due if due is not None else next_poll)
             stop.wait(min(max(soonest - clock(), 0.01), 1.0))

@@ -9,8 +9,11 @@ lists them for users):
     driftctl_watch_reconciles_total{result}     reconciles of one WebApp: success, failed
     driftctl_watch_rollouts_total{result}       rollouts seen to end: complete (the WebApp
                                                 turned Ready), stalled (it turned Stalled)
-    driftctl_watch_full_passes_total{reason}    full plan and apply runs: start, git, resync
+    driftctl_watch_work_total{urgency}          WebApps taken from the queue: drift, pass,
+                                                status
+    driftctl_watch_full_passes_total{reason}    full passes: start, git, resync
     driftctl_watch_queue_depth                  WebApps waiting to be reconciled
+    driftctl_watch_queue_<urgency>              of those, waiting now for drift, pass, status
     driftctl_watch_drift_correction_seconds     from a change seen (watch event) to the
                                                 reconcile that corrected it
     driftctl_applied_revision_info{revision}    1, labelled with the Git commit applied
@@ -24,6 +27,10 @@ lists them for users):
     driftctl_watch_watches_<plural>             WATCH requests of webapps, deployments started
     driftctl_watch_own_writes_pending           objects written by this process whose watch
                                                 event has not come back yet
+    driftctl_watch_objects_visited              live objects handed to plans of one WebApp
+                                                (each its own: the cost of a reconcile does
+                                                not grow with the instance)
+    driftctl_watch_shard_info{shard}            1, labelled with the shard led (`1/3`)
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from dataclasses import dataclass, field
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 PREFIX = "driftctl_"
+URGENCIES = ("drift", "pass", "status")  # core.watch.queue.Urgency, as labels
 CORRECTION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 
 
@@ -44,10 +52,12 @@ class WatchMetrics:
     registry: CollectorRegistry = field(init=False)
     reconciles: Counter = field(init=False)
     rollouts: Counter = field(init=False)
+    work: Counter = field(init=False)
     full_passes: Counter = field(init=False)
     corrections: Histogram = field(init=False)
     revision: Gauge = field(init=False)
     leader: Gauge = field(init=False)
+    shard: Gauge = field(init=False)
     git_polls: Counter = field(init=False)
     lease_writes: Counter = field(init=False)
     verified_revision: Gauge = field(init=False)
@@ -64,8 +74,14 @@ class WatchMetrics:
             PREFIX + "watch_rollouts", "Rollouts seen to end, by result.", ["result"],
             registry=registry,
         )  # fmt: skip
+        self.work = Counter(
+            PREFIX + "watch_work", "WebApps taken from the queue, by urgency.", ["urgency"],
+            registry=registry,
+        )  # fmt: skip
+        for urgency in URGENCIES:
+            self.work.labels(urgency)  # every series from the start, at 0
         self.full_passes = Counter(
-            PREFIX + "watch_full_passes", "Full plan and apply runs, by reason.", ["reason"],
+            PREFIX + "watch_full_passes", "Full passes, by reason.", ["reason"],
             registry=registry,
         )  # fmt: skip
         self.corrections = Histogram(
@@ -83,6 +99,10 @@ class WatchMetrics:
         self.leader = Gauge(
             PREFIX + "watch_leader", "1 while this process holds the Lease.", registry=registry
         )
+        self.shard = Gauge(
+            PREFIX + "watch_shard_info", "The shard this process leads (value 1).", ["shard"],
+            registry=registry,
+        )  # fmt: skip
         self.git_polls = Counter(
             PREFIX + "watch_git_polls", "Looks at the Git ref.", registry=registry
         )

@@ -1,27 +1,41 @@
 """The passes of `watch` over the whole instance, and the Git polls that start them.
 
-A full pass is the batch run's plan and apply (pipeline.watch.reconcile), alone: the
-workers' queue is paused meanwhile, so no WebApp is worked on twice. It runs at the start,
-every --resync seconds, and when the Git ref moved: the ref is looked at every --git-poll
+A full pass plans the whole instance (shard) as apply would, from the watch's memory
+(pipeline.watch.reconcile `survey`: the informers listed everything at the start, and
+keep it), sends nothing but the lookups of others' objects, and hands each WebApp with
+work to the workers (core.watch.work), behind any correction of drift: the queue is never
+paused for a pass, and a person's edit never waits for the rest of one. What it found of
+the others (unchanged, drift held back) is told to the notifications as a reconcile's
+facts are. A WebApp the last pass found equal to Git, and that did not change since, is
+settled (core.watch.census): a resync plans only the others, so over a quiet instance it
+costs next to nothing. The pass is done once each WebApp it queued was reconciled
+(`PassTally`); the process is ready after its first. It runs at the start, every
+--resync seconds, and when the Git ref moved: the ref is looked at every --git-poll
 seconds (shell.git_source.head_of), and the commit read, validated and applied only when
 it moved; an invalid commit leaves the last valid one in force. With --verify, the commit
 is verified against the one in force (pipeline.trust) and recorded on the Lease before it
 is applied; one refused leaves the last verified one in force, and is not looked at again
-until the ref moves. A WebApp that failed in a pass is retried by the workers, after its
-backoff. Decides nothing.
+until the ref moves. Decides nothing.
 """
 
 from __future__ import annotations
 
+import datetime
+import threading
 from dataclasses import replace
 
 from driftctl.core.notify.facts import RunFacts
-from driftctl.core.planning.outcomes import ApplyReport, Outcome
+from driftctl.core.planning.actions import Plan, outcome_of
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome
 from driftctl.core.source.desired_state import DesiredState
+from driftctl.core.source.model import Place
+from driftctl.core.watch.queue import Urgency
+from driftctl.core.watch.work import PassTally, work_of
 from driftctl.errors import DriftctlError, UntrustedRevision
 from driftctl.pipeline import trust
 from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
@@ -38,14 +52,20 @@ class Passes:
         setup: Setup,
         runtime: Runtime,
         reconciler: Reconciler,
+        *,
+        feed: Feed,
         workers: Workers,
         metrics: WatchMetrics,
-        *,
         lock: RunLock,
     ) -> None:
         self._setup, self._runtime, self._metrics = setup, runtime, metrics
-        self._reconciler, self._workers, self._lock = reconciler, workers, lock
+        self._reconciler, self._feed, self._workers = reconciler, feed, workers
+        self._lock = lock
         self._head: str | None = None  # the commit the ref pointed at when last looked at
+        self._tally: PassTally | None = None
+        self._guard = threading.Lock()  # the tally
+        self.first_done = threading.Event()  # the first pass's WebApps were all reconciled
+        workers.finished = self.reconciled
 
     def start(self) -> None:
         """The first look at Git, and the first full pass."""
@@ -53,26 +73,47 @@ class Passes:
         self.full("start")
 
     def full(self, reason: str) -> None:
-        """The batch run's plan and apply, alone: the queue waits meanwhile."""
-        with self._workers.paused():
-            try:
-                self._metrics.full_passes.labels(reason).inc()
-                report = self._reconciler.everything()
-            except DriftctlError as failed:
-                self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
-                self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
-                return
-        for refusal in report.refusals:
+        """Plan the instance from memory (the WebApps not settled); queue each with work."""
+        self._metrics.full_passes.labels(reason).inc()
+        whole = self._feed.whole()
+        unsettled = self._feed.unsettled(whole)
+        everything = {*whole.webapps, *whole.deployments, *self._reconciler.desired.by_place}
+        focus = None if unsettled >= everything else unsettled
+        try:
+            planned = self._reconciler.survey(whole, focus)
+        except DriftctlError as failed:
+            self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+            self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
+            return
+        [plan] = planned.plans
+        for refusal in plan.refusals:
             self._runtime.notice(f"refused: {refusal}")
-        failed_places = {
-            each.key.place for each in report.outcomes if each.outcome is Outcome.FAILED
-        }
-        for place in sorted(failed_places):
-            self._workers.retry_later(place)
-        self._workers.follow_rollouts(report)
-        if not failed_places:
-            self._metrics.applied(report.revision)
-        self._runtime.say(f"full {reason} pass at {report.revision[:12]}: {_summary(report)}")
+        work = work_of(plan, planned.live, datetime.datetime.now(datetime.UTC))
+        self._feed.settle(work.settled, whole)
+        queued = list(work.busy)
+        self._runtime.heard(_quiet_facts(plan, set(queued)))
+        tally = PassTally.of(reason, plan, queued)
+        with self._guard:
+            self._tally = tally
+        count = f"{len(queued)} WebApp{'' if len(queued) == 1 else 's'}"
+        self._runtime.say(f"full {reason} pass at {plan.revision[:12]}: {count} to reconcile")
+        self._workers.add_all(queued, Urgency.PASS)
+        if not queued:
+            self._finish(tally)
+
+    def reconciled(self, place: Place, report: ApplyReport | None) -> None:
+        """A worker reconciled `place`: the pass is done after its last WebApp."""
+        with self._guard:
+            tally = self._tally
+            if tally is None or not tally.reconciled(place, report):
+                return
+        self._finish(tally)
+
+    def _finish(self, tally: PassTally) -> None:
+        if not tally.failed:
+            self._metrics.applied(tally.revision)
+        self._runtime.say(f"full {tally.reason} pass at {tally.revision[:12]}: {tally.summary()}")
+        self.first_done.set()
 
     def poll_git(self) -> None:
         """Look at the ref; read, validate and apply the commit only when it moved."""
@@ -105,6 +146,7 @@ class Passes:
         self._head = head
         runtime.say(f"Git moved to {desired.revision.label[:12]}")
         self._reconciler.desired = desired
+        self._feed.want(desired.by_place)
         self.full("git")
 
     def _admit(self, desired: DesiredState) -> DesiredState:
@@ -125,8 +167,11 @@ class Passes:
         return head_of(self._setup.source, self._runtime.environ)
 
 
-def _summary(report: ApplyReport) -> str:
-    counts = {outcome: report.count(outcome) for outcome in Outcome}
-    return (
-        ", ".join(f"{count} {outcome}" for outcome, count in counts.items() if count) or "nothing"
-    )
+def _quiet_facts(plan: Plan, queued: set[Place]) -> RunFacts:
+    """What the pass found of the WebApps it queued nothing for, as their reconcile would
+    report it (nothing sent: unchanged, or drift held back), and the guards' refusals."""
+    actions = tuple(action for action in plan.actions if action.key.place not in queued)
+    outcomes = tuple(ObjectOutcome(a.key, outcome_of(a), a.reason) for a in actions)
+    report = ApplyReport(outcomes, plan.revision, plan.refusals)
+    scope = frozenset(action.key.place for action in actions)
+    return RunFacts(plan.revision, Plan(actions, revision=plan.revision), report, scope=scope)

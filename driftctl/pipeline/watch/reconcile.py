@@ -1,40 +1,75 @@
-"""What `watch` does with one WebApp (a worker's reconcile), and with all of them (a full
-pass), both through the engine (pipeline.engine) and carried out under the Lease.
+"""What `watch` does with one WebApp (a worker's reconcile), and with all of them (the
+plan of a full pass), both through the engine (pipeline.engine).
 
-One WebApp: the plan sequence for that WebApp alone (a focus: the prune guards still count
-the whole instance), from a live view (the feed's memory) instead of LISTs, one dry-run at
-a time, then the same applier as apply, one write at a time. A full pass: the batch run's
-plan and apply, exactly (fresh LISTs, --concurrency). Built from a live view, a client and
-the lock, so one WebApp's reconcile runs against a cluster without the rest of the process.
-Decides nothing.
+One WebApp: the plan sequence for that WebApp alone (a focus), from its part of the
+watch's memory (`view`) and the prune guards' counts of the whole instance (`counts`),
+so it reads and plans the same few objects however large the instance; then the same
+applier as apply, one write at a time, under the Lease. No dry-run is sent first: nobody
+reads this plan before it is carried out, and each write's answer tells what it changed
+(an unchanged object is reported unchanged). Others' objects where the WebApp's are
+missing are looked for by name, unless the last full pass looked there already
+(`Searched`).
+
+All of them (`survey`): apply's plan of the whole instance from the memory (or of those
+WebApps not settled since the last pass), sending nothing but the lookups of others'
+objects; the pass hands its WebApps with work to the workers (pipeline.watch.passes).
+Built from a live view, a client and the lock, so one WebApp's reconcile runs against a
+cluster without the rest of the process. Decides nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from driftctl.core.notify.facts import RunFacts
-from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.live import LiveState
+from driftctl.core.planning.objects import Obj
 from driftctl.core.planning.outcomes import ApplyReport
+from driftctl.core.planning.removals import PruneCounts
+from driftctl.core.planning.shards import owns
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
+from driftctl.core.watch.queue import Urgency
 from driftctl.pipeline.engine import (
     Asking,
     Goal,
+    Plans,
     applier_for,
     lease_of,
-    make_plan,
     make_plans,
     situation_held,
 )
 from driftctl.pipeline.watch.setup import Setup
+from driftctl.settings import WHOLE, Shard
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Kube
 from driftctl.shell.lock import RunLock
 
-ONE_AT_A_TIME = Asking(for_apply=True, concurrency=1)
+ONE_AT_A_TIME = Asking(for_apply=True, updates_answer=True, concurrency=1)
+SURVEY = Asking(for_apply=True, updates_answer=True)
+
+
+@dataclass(frozen=True)
+class Searched:
+    """Where a full pass looked for others' objects, and what it found there."""
+
+    places: frozenset[Place] = frozenset()
+    webapps: dict[Place, Obj] = dataclasses.field(default_factory=dict)
+    deployments: dict[Place, Obj] = dataclasses.field(default_factory=dict)
+
+    def onto(self, view: LiveState, place: Place) -> LiveState:
+        """`view` with what the pass found at `place`, if it looked there."""
+        if place not in self.places:
+            return view
+        return dataclasses.replace(
+            view,
+            unowned_webapps={p: o for p, o in self.webapps.items() if p == place},
+            unowned_deployments={p: o for p, o in self.deployments.items() if p == place},
+            searched=frozenset({place}),
+        )
 
 
 class Reconciler:
@@ -45,64 +80,78 @@ class Reconciler:
         setup: Setup,
         desired: DesiredState,
         *,
-        live: Callable[[], LiveState],
+        view: Callable[[Place], LiveState],
+        counts: Callable[[int], PruneCounts],
         client: Callable[[], Kube],
         lock: RunLock,
         progress: Progress,
+        shard: Shard = WHOLE,
         heard: Callable[[RunFacts], None] = lambda facts: None,
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
-        self._setup, self._live, self._client = setup, live, client
-        self._lock, self._progress, self._heard = lock, progress, heard
+        self.searched = Searched()  # replaced by each full pass
+        self._setup, self._view, self._counts, self._client = setup, view, counts, client
+        self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
 
-    def one(self, place: Place) -> ApplyReport:
-        """The plan of the WebApp at `place`, from the live view, carried out as apply does."""
-        setup = self._setup
+    def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
+        """The plan of the WebApp at `place`, from its view, carried out as apply does. A
+        WebApp queued by a full pass uses what that pass found of others' objects."""
+        setup, desired = self._setup, self.desired
         kube = self._client()
-        focused = Goal(self.desired, setup.policy, setup.drift, focus=frozenset({place}))
+        view = self._view(place)
+        if urgency is Urgency.PASS:
+            view = self.searched.onto(view, place)
+        counts = self._counts(len(desired.webapps))
+        focused = Goal(desired, setup.policy, setup.drift, focus=frozenset({place}), counts=counts)
         planned = make_plans(
             kube,
             setup.cluster,
             [focused],
+            shard=self._shard,
             situation=self._situation(),
-            live=self._live(),
+            live=view,
             asking=ONE_AT_A_TIME,
         )
         plan = planned.plans[0]
-        report = self._carry_out(kube, plan, planned.live, concurrency=1)
+        applier = applier_for(
+            kube,
+            setup.cluster,
+            self._lock,
+            plan,
+            self._progress,
+            concurrency=1,
+            verified=desired.revision.verified,
+        )
+        report = applier.carry_out(plan, planned.live)
         self._heard(RunFacts(plan.revision, plan, report, scope=frozenset({place})))
         return report
 
-    def everything(self) -> ApplyReport:
-        """The batch run's plan and apply, from fresh LISTs."""
+    def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
+        """Apply's plan of the whole instance (shard) from `whole`, with no dry-run: only
+        others' objects are read, where Git declares a name the instance lacks. With
+        `focus`, of those WebApps alone (the guards still count all of `whole`)."""
         setup = self._setup
-        kube = self._client()
-        plan, live = make_plan(
-            kube,
-            self.desired,
+        goal = Goal(self.desired, setup.policy, setup.drift, focus=focus)
+        planned = make_plans(
+            self._client(),
             setup.cluster,
-            setup.policy,
+            [goal],
+            shard=self._shard,
             situation=self._situation(),
-            drift=setup.drift,
-            for_apply=True,
+            live=whole,
+            asking=SURVEY,
         )
-        report = self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
-        self._heard(RunFacts(plan.revision, plan, report))
-        return report
+        live = planned.live
+        missing = frozenset(
+            app.place
+            for app in goal.webapps
+            if owns(self._shard, *app.place)
+            and (app.place not in whole.webapps or app.place not in whole.deployments)
+        )
+        self.searched = Searched(missing, live.unowned_webapps, live.unowned_deployments)
+        return planned
 
     def _situation(self) -> Situation:
         """Now, and the instance's suspension as the Lease held read it (renewed every
         third of its term: a suspension set with kubectl is seen within that)."""
         return situation_held(self._lock, lease_of(self._setup.cluster, self._setup.lock))
-
-    def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
-        applier = applier_for(
-            kube,
-            self._setup.cluster,
-            self._lock,
-            plan,
-            self._progress,
-            concurrency=concurrency,
-            verified=self.desired.revision.verified,
-        )
-        return applier.carry_out(plan, live)

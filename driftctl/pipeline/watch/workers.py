@@ -1,63 +1,78 @@
 """The workers of `watch`: the work queue, the threads that take from it, and retries.
 
-A change the feed lets through waits in the queue (core.watch.queue: changes coalesce, a
-WebApp never has two workers); each of --concurrency threads takes one place at a time and
-hands it to `reconcile` (pipeline.watch.reconcile). A failure, or an object that failed,
-retries the place later (core.watch.backoff: 1 s doubling to 5 min, reset on success); the
-seconds from a change seen to the reconcile that corrected it are observed. A WebApp whose
-rollout is still in progress is looked at again ROLLOUT_RECHECK seconds later: a new Pod
-that cannot start changes nothing the watch sees, and its status must still say so; each
-rollout seen to end is counted. A full pass
-runs with the queue `paused`; a stop `drain`s it. The locking and the waiting are here;
-the rules are the core's.
+A change the feed lets through, or a WebApp a full pass found work for, waits in the
+queue (core.watch.queue: changes coalesce, a WebApp never has two workers, drift first,
+one worker kept free for drift); each of --concurrency threads takes the most urgent
+place and hands it to `reconcile`
+(pipeline.watch.reconcile), then tells `finished` what came of it. A failure, or an
+object that failed, retries the place later (core.watch.backoff: 1 s doubling to 5 min,
+reset on success); the seconds from a drift seen to the reconcile that corrected it are
+observed. A WebApp whose rollout is still in progress is looked at again ROLLOUT_RECHECK
+seconds later, as a status refresh: a new Pod that cannot start changes nothing the watch
+sees, and its status must still say so; each rollout seen to end is counted. A stop
+`drain`s the queue. The locking and the waiting are here; the rules are
+the core's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.core.source.model import Place
 from driftctl.core.watch.backoff import Backoff
-from driftctl.core.watch.queue import WorkQueue
+from driftctl.core.watch.queue import Urgency, WorkQueue
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 
 CORRECTING = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
 ROLLOUT_RECHECK = 5.0  # seconds between looks at a rollout in progress
+Reconcile = Callable[[Place, Urgency], ApplyReport]
+Finished = Callable[[Place, ApplyReport | None], None]  # None: the reconcile failed
 
 
 class Workers:
     """The queue of places waiting, and the threads that reconcile them."""
 
-    def __init__(
-        self,
-        reconcile: Callable[[Place], ApplyReport],
-        runtime: Runtime,
-        metrics: WatchMetrics,
-    ) -> None:
+    def __init__(self, reconcile: Reconcile, runtime: Runtime, metrics: WatchMetrics) -> None:
         self._reconcile, self._runtime, self._metrics = reconcile, runtime, metrics
+        self.finished: Finished = lambda place, report: None
         self._cond = threading.Condition()
         self._queue: WorkQueue[Place] = WorkQueue()
         self._backoff = Backoff()
-        self._seen: dict[Place, float] = {}  # when a waiting place's first change was seen
+        self._seen: dict[Place, float] = {}  # when a waiting place's first drift was seen
         self._draining = False
         metrics.gauge_of(
             "watch_queue_depth", "WebApps waiting to be reconciled.", lambda: self._queue.depth
         )
+        for urgency in Urgency:
+            metrics.gauge_of(
+                f"watch_queue_{urgency.name.lower()}",
+                f"WebApps waiting to be reconciled for {urgency.name.lower()}, now.",
+                lambda urgency=urgency: self._queue.waiting(urgency),  # type: ignore[misc]
+            )
 
-    def add(self, place: Place) -> None:
+    def add(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> None:
         """`place` changed: reconcile it (once, however many changes come first)."""
         with self._cond:
-            self._seen.setdefault(place, self._runtime.clock())
-            self._queue.add(place)
+            if urgency is Urgency.DRIFT:
+                self._seen.setdefault(place, self._runtime.clock())
+            self._queue.add(place, urgency)
             self._cond.notify()
 
+    def add_all(self, places: list[Place], urgency: Urgency) -> None:
+        """Each of `places` has work (a full pass found it)."""
+        with self._cond:
+            self._queue.add_all(places, urgency)
+            self._cond.notify_all()
+
     def start(self, count: int) -> None:
-        """Start `count` threads, each reconciling one place at a time."""
+        """Start `count` threads, each reconciling one place at a time; with two or more,
+        one is always kept free for drift (core.watch.queue)."""
+        with self._cond:
+            self._queue.others_at_most = max(count - 1, 1)
         for n in range(count):
             threading.Thread(target=self._work, name=f"reconcile-{n}", daemon=True).start()
 
@@ -68,26 +83,12 @@ class Workers:
             self._cond.notify_all()
         return due
 
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """Nothing is handed out meanwhile, and what is in progress finishes first."""
-        with self._cond:
-            self._queue.pause()
-            while not self._queue.idle:
-                self._cond.wait(0.5)
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._queue.resume()
-                self._cond.notify_all()
-
-    def retry_later(self, place: Place) -> None:
+    def retry_later(self, place: Place, urgency: Urgency) -> None:
         """`place` failed: it waits for its backoff."""
         self._metrics.reconciles.labels("failed").inc()
         when = self._backoff.failed(place, self._runtime.clock(), self._runtime.jitter())
         with self._cond:
-            self._queue.add_at(place, when)
+            self._queue.add_at(place, when, urgency)
 
     def follow_rollouts(self, report: ApplyReport) -> None:
         """Count the rollouts `report` saw end; look again, ROLLOUT_RECHECK seconds later, at
@@ -97,7 +98,7 @@ class Workers:
         when = self._runtime.clock() + ROLLOUT_RECHECK
         with self._cond:
             for key in sorted(report.rolling):
-                self._queue.add_at(key.place, when)
+                self._queue.add_at(key.place, when, Urgency.STATUS)
 
     def drain(self, seconds: float) -> None:
         """Let the reconciles in progress finish (bounded), then let the threads go."""
@@ -113,29 +114,33 @@ class Workers:
     def _work(self) -> None:
         while True:
             with self._cond:
-                place = self._queue.take()
-                while place is None:
+                taken = self._queue.take()
+                while taken is None:
                     if self._draining:
                         return
-                    self._cond.wait(0.5)
-                    place = self._queue.take()
+                    self._cond.wait()  # each add, promote, done and drain notifies
+                    taken = self._queue.take()
+                place, urgency = taken
                 seen = self._seen.pop(place, None)
+            self._metrics.work.labels(urgency.name.lower()).inc()
             try:
-                self._reconcile_one(place, seen)
+                self._reconcile_one(place, urgency, seen)
             finally:
                 with self._cond:
                     self._queue.done(place)
                     self._cond.notify_all()
 
-    def _reconcile_one(self, place: Place, seen: float | None) -> None:
+    def _reconcile_one(self, place: Place, urgency: Urgency, seen: float | None) -> None:
         try:
-            report = self._reconcile(place)
+            report = self._reconcile(place, urgency)
         except DriftctlError as failed:
             self._runtime.notice(f"reconcile {place[0]}/{place[1]}: {failed.message}")
-            self.retry_later(place)
+            self.retry_later(place, urgency)
+            self.finished(place, None)
             return
+        self.finished(place, report)
         if report.count(Outcome.FAILED):
-            self.retry_later(place)
+            self.retry_later(place, urgency)
             return
         self._metrics.reconciles.labels("success").inc()
         self._backoff.succeeded(place)
