@@ -58,14 +58,14 @@ class ApplyReport:
     outcomes: tuple[ObjectOutcome, ...]
     revision: str = ""
     refusals: tuple[str, ...] = ()
+    held: tuple[tuple[str, int], ...] = ()  # objects held, by control (core.planning.controls)
+    suspended: str = ""  # why the whole instance is suspended ("": it is not)
     rollouts: Rollouts = ()  # each WebApp whose status the run computed, as it last saw it
     ended: Rollouts = ()  # the rollouts the run saw end: turned complete, or stalled
     # In progress, seen at their new Pods: a Pod that cannot start changes nothing a watch
     # of WebApps and Deployments sees, so `watch` looks at these again.
     rolling: frozenset[ObjectKey] = frozenset()
     waited: frozenset[ObjectKey] | None = None  # apply --wait: the WebApps waited for
-    held: tuple[tuple[str, int], ...] = ()  # objects held, by control (core.planning.controls)
-    suspended: str = ""  # why the whole instance is suspended ("": it is not)
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for item in self.outcomes if item.outcome is outcome)
