@@ -97,6 +97,7 @@ _OTHERS: Final = (
     ("GIT_TOKEN_ENV", "the variable a token for an `https://` repository is read from", "{}"),
     ("DEFAULT_INSTANCE", "the instance when `--instance` is not given", "{}"),
     ("DEFAULT_NAMESPACE", "the namespace of a WebApp that names none (`--namespace`)", "{}"),
+    ("LOCK_NAMESPACE", "where every run keeps its run lock, the Lease (`--lock-namespace`)", "{}"),
 )
 # Companions shown in another name's row, and the resource's own names (the CRD page).
 _SHOWN_ELSEWHERE: Final = frozenset(

@@ -15,7 +15,7 @@ cluster is touched. Pure: no environment, no files.
 - `Drift`: what counts as drift: whose fields outside Git are reverted, which fields are
   ignored (`plan` and `apply` take the same flags; the grammar of an ignore rule is
   driftctl.ignore_rules);
-- `Lock`: the run lock, which only `apply` takes;
+- `Lock`: the run lock, which `apply` takes (and `watch`, as its leader election);
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
 - `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
@@ -192,13 +192,14 @@ class Policy:
 
 @dataclass(frozen=True)
 class Lock:
-    """The run lock of `apply`: a Lease driftctl-<instance>."""
+    """The run lock of `apply`: a Lease driftctl-<instance>, in one namespace wherever a run
+    runs (a laptop's and a Pod's runs of one instance take the same Lease)."""
 
-    namespace: str | None = None  # None: the Pod's namespace in a cluster, else default
+    namespace: str = c.LOCK_NAMESPACE
     timeout: float = 0.0  # seconds to wait for another run's lock
 
     def __post_init__(self) -> None:
-        if self.namespace is not None and (problem := label_problem(self.namespace)):
+        if problem := label_problem(self.namespace):
             raise UsageError(f"--lock-namespace {problem}")
 
 

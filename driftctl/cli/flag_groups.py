@@ -251,14 +251,15 @@ shard_flags = FlagGroup(
 """--shard-count, --shard-index: a `Shard`, to plan, apply and prune only its WebApps."""
 
 
-def _lock_of(*, lock_namespace: str | None, lock_timeout: float = 0) -> Lock:
+def _lock_of(*, lock_namespace: str, lock_timeout: float = 0) -> Lock:
     return Lock(lock_namespace, lock_timeout)
 
 
 _lock_namespace = flag(
     "lock-namespace",
-    help="Namespace of the run lock, Lease driftctl-<instance> (default: the Pod's namespace "
-    "in a cluster, else default).",
+    default=c.LOCK_NAMESPACE,
+    help="Namespace of the run lock, Lease driftctl-<instance>, wherever driftctl runs: every "
+    "run of an instance must name the same.",
 )
 lock_flags = FlagGroup("lock", _lock_of, _lock_namespace)
 """--lock-namespace: a `Lock` that does not wait for another run's."""

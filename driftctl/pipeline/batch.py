@@ -172,7 +172,7 @@ def _carry_out(
         desired = in_scope(desired, cluster)
     kube = open_cluster(cluster, notice)
     run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
-    run_lock.acquire(lock.timeout)
+    run_lock.acquire(lock.timeout, waiting=notice)
     with run_lock:
         if saved is None:
             the_plan, live = make_plan(

@@ -45,7 +45,7 @@ from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
 from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
-from driftctl.shell.kube import Deadline, Kube, connect, in_cluster_namespace
+from driftctl.shell.kube import Deadline, Kube, connect
 from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.lock import RunLock
 
@@ -227,8 +227,8 @@ def applier_for(
 
 
 def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:
-    """The Lease of this instance's (or shard's) run lock (its namespace: the Pod's by default)."""
-    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance, shard)
+    """The Lease of this instance's (or shard's) run lock, the same wherever the run runs."""
+    return LeaseRef(lock.namespace, cluster.instance, shard)
 
 
 def stop_reason(kube: Kube, lock: RunLock) -> str | None:

@@ -108,18 +108,6 @@ def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
     return client.ApiClient(configuration)
 
 
-SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-
-
-def in_cluster_namespace() -> str:
-    """The Pod's own namespace when running in a cluster, else `default`."""
-    try:
-        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as found:
-            return found.read().strip() or "default"
-    except OSError:
-        return "default"
-
-
 def _in_cluster() -> bool:
     no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(
         os.path.expanduser("~/.kube/config")

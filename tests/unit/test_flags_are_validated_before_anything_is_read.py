@@ -147,7 +147,7 @@ def test_settings_hold_typed_values() -> None:
     assert policy.max_prune == MaxPrune(25, percent=True)
     assert Source(repo=str(Path("x")), namespace="web").at("main").ref == "main"
     assert Cluster(instance="shard-1.eu").instance == "shard-1.eu"
-    assert Lock().namespace is None
+    assert Lock().namespace == "driftctl-system"
     assert namespace_list(" shop, blog ") == ("shop", "blog")
     assert namespace_list("") == namespace_list(None) == ()
     with pytest.raises(UsageError, match="--instance"):
