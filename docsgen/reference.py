@@ -40,6 +40,7 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     ExitCode.OK: "success; `plan`/`diff`: nothing to change; `validate`: the input is valid; "
     "`check`: nothing that `--fail-on` names was found",
     ExitCode.CHANGES: "`plan`/`diff`: changes found (the kubectl/Flux/Argo CD convention); "
+    "`plan`: also drift its flags leave (`--no-prune`, a replace without `--recreate`); "
     "`check`: found a prune, replace, drift or change that `--fail-on` names",
     ExitCode.USAGE: "usage error: bad flags; `plan --out` of a dirty working tree; drift or "
     "policy flags given to `apply --plan`",
@@ -50,7 +51,8 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     ExitCode.ENVIRONMENT: "environment error: Git or the cluster unreachable, authentication "
     "or permission refused; a transient failure the retries gave up on",
     ExitCode.PARTIAL_FAILURE: "`apply` finished with some objects failed, or a prune guard "
-    "refused (the others were applied)",
+    "refused (the others were applied); `plan`: `apply` with the same flags would (an object "
+    "the API server refuses, another owner's, a prune refused)",
     ExitCode.LOCKED: "another run holds the lock; `watch` lost its Lease or passed its renew "
     "deadline",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, SIGINT)",

@@ -22,7 +22,6 @@ from driftctl.cli.flag_groups import (
 )
 from driftctl.cli.flags import F, flag, given, output_flag
 from driftctl.cli.logs import Log, TextLog, log_format_flag, logged, style
-from driftctl.errors import ExitCode
 from driftctl.settings import (
     MAX_EVENTS,
     Cluster,
@@ -82,7 +81,8 @@ def plan(
     server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
     --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
     the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
-    the cluster equals Git, 1 when it differs, 2/3/4 on errors.
+    the cluster equals Git, 1 when it differs (apply would change it, or leave it so), 5
+    when apply would fail an object or a guard would refuse its prunes, 2/3/4 on errors.
     """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
@@ -106,7 +106,7 @@ def plan(
     else:
         text = plan_render.plan_text(planned.plan, style(), show_unchanged=show_unchanged)
         click.echo(text, nl=False)
-    code = ExitCode.CHANGES if planned.plan.differs else ExitCode.OK
+    code = planned.plan.exit_code
     log.plan_done(planned.plan, code)
     ctx.exit(code)
 

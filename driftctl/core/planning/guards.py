@@ -61,10 +61,15 @@ def delete_body(obj: Obj, *, with_resource_version: bool = True) -> Obj:
 
 @dataclass(frozen=True)
 class PruneVerdict:
-    """One prune candidate and why it is kept (reason) or None when it may go."""
+    """One prune candidate and why it is kept (reason) or None when it may go.
+
+    `by_run`: kept by this run alone (--no-prune, or a guard refusing the prunes), not by
+    the object: it stays undeclared in Git, and the cluster still differs from Git.
+    """
 
     obj: Obj
     reason: str | None
+    by_run: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,9 +87,11 @@ def check_prunes(
     kept = {id(obj): reason for obj in candidates if (reason := _protected(obj, instance))}
     going = [obj for obj in candidates if id(obj) not in kept]
     refusal = _refusal(len(going), counts, policy)
+    by_run = set()
     if refusal is not None or not policy.prune:
         kept |= {id(obj): refusal or "pruning is off (--no-prune)" for obj in going}
-    verdicts = tuple(PruneVerdict(obj, kept.get(id(obj))) for obj in candidates)
+        by_run = {id(obj) for obj in going}
+    verdicts = tuple(PruneVerdict(obj, kept.get(id(obj)), id(obj) in by_run) for obj in candidates)
     return PruneDecision(verdicts, refusal)
 
 

@@ -82,7 +82,7 @@ def plan_removals(
         if verdict.reason is None:
             removals.append(_prune(verdict.obj, state))
         else:
-            removals.append(Skip(key_of(verdict.obj), verdict.reason))
+            removals.append(Skip(key_of(verdict.obj), verdict.reason, undeclared=verdict.by_run))
     refused = decision.refusal is not None and any(
         verdict.reason == decision.refusal for verdict in shown
     )
