@@ -100,12 +100,11 @@ def plan(
     )
     log.warnings(planned.desired.warnings)
     if output == "json":
-        click.echo(plan_render.plan_json(planned.plan), nl=False)
+        log.report(plan_render.plan_json(planned.plan))
     elif output == "markdown":
-        click.echo(plan_render.plan_markdown(planned.plan), nl=False)
+        log.report(plan_render.plan_markdown(planned.plan))
     else:
-        text = plan_render.plan_text(planned.plan, style(), show_unchanged=show_unchanged)
-        click.echo(text, nl=False)
+        log.report(plan_render.plan_text(planned.plan, style(), show_unchanged=show_unchanged))
     code = planned.plan.exit_code
     log.plan_done(planned.plan, code)
     ctx.exit(code)
@@ -201,7 +200,7 @@ def apply(
         plan_file=plan,
     )
     if output == "json":
-        click.echo(plan_render.outcomes_json(report.outcomes), nl=False)
+        log.report(plan_render.outcomes_json(report.outcomes))
     log.applied(report, output)
     ctx.exit(report.exit_code)
 

@@ -68,6 +68,12 @@ class TextLog:
 
         return self.terminal.tick if self.terminal and output == "text" else no_tick
 
+    def report(self, text: str) -> None:
+        """The command's report on stdout, the progress line erased first (both may be one
+        terminal)."""
+        self._clear()
+        click.echo(text, nl=False)
+
     def retry(self, line: str) -> None:
         """A retry, as it happens: a person watching the run should know now."""
         self._clear()
@@ -159,6 +165,10 @@ class JsonLog:
         self.write(record)
         self.write(self.render.stopped_summary(command, code, self.duration))
         raise click.exceptions.Exit(code)
+
+    def report(self, text: str) -> None:
+        """The command's report on stdout (the log lines are on stderr)."""
+        click.echo(text, nl=False)
 
     def retry(self, line: str) -> None:
         self.write(self.render.retry_record(line))
