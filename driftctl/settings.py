@@ -116,7 +116,11 @@ class Cluster:
     def __post_init__(self) -> None:
         problem = instance_problem(self.instance)
         if problem is not None:
-            raise UsageError(f"--instance {problem}")
+            raise UsageError(
+                f"--instance {problem}",
+                hint="the instance is a label value and names the run lock's Lease, "
+                "driftctl-<instance>",
+            )
         for namespace in self.namespaces:
             if problem := label_problem(namespace):
                 raise UsageError(f"--target-namespaces: {namespace!r} {problem}")
@@ -139,10 +143,12 @@ def namespace_list(text: str | None) -> tuple[str, ...]:
 
 
 def instance_problem(instance: str) -> str | None:
-    """Why `instance` cannot name an instance: it is a label value and part of a Lease name."""
+    """Why `instance` cannot name an instance: it is a label value and part of a Lease name
+    (`driftctl-<instance>` is a subdomain exactly when the instance is one). The reason
+    quotes the instance as given, never the Lease name made of it."""
     if not instance:
         return "must not be empty"
-    return label_value_problem(instance) or subdomain_problem(c.lease_name(instance))
+    return label_value_problem(instance) or subdomain_problem(instance)
 
 
 @dataclass(frozen=True)

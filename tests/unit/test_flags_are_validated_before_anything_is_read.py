@@ -86,6 +86,20 @@ def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
     assert "Traceback" not in ran.err
 
 
+def test_a_bad_instance_is_named_as_it_was_typed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = run_driftctl(["plan", *NOWHERE, "--instance", "Foo_Bar"], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert ran.err.splitlines() == [
+        "error: --instance must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.', "
+        "starting and ending with a letter or digit), got 'Foo_Bar'",
+        "hint: the instance is a label value and names the run lock's Lease, "
+        "driftctl-<instance>",
+    ]
+
+
 def test_an_indexed_jobs_completion_index_is_the_shard_index(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
