@@ -95,8 +95,7 @@ def test_a_bad_instance_is_named_as_it_was_typed(
     assert ran.err.splitlines() == [
         "error: --instance must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.', "
         "starting and ending with a letter or digit), got 'Foo_Bar'",
-        "hint: the instance is a label value and names the run lock's Lease, "
-        "driftctl-<instance>",
+        "hint: the instance is a label value and names the run lock's Lease, driftctl-<instance>",
     ]
 
 
