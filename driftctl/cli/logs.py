@@ -1,6 +1,6 @@
 """Where a command's lines go: the text log for a person, the JSON log for a pipeline.
 
-`plan` and `apply` log as text for a person (the default) or, with `--log-format json`,
+`plan`, `apply` and `watch` log as text for a person (the default) or, with `--log-format json`,
 as one JSON object per line on stderr (render.log): then stdout carries only what `-o`
 asks for, and nothing else is printed, so a log pipeline can parse every line. The other
 cluster commands print their notes as the text log does. Colour only on a terminal.
@@ -82,6 +82,11 @@ class TextLog:
     def warn(self, line: str) -> None:
         self._clear()
         click.echo(f"warning: {line}", err=True)
+
+    def say(self, line: str) -> None:
+        """What `watch` does besides its objects (leading, standby, a full pass), on stderr."""
+        self._clear()
+        click.echo(line, err=True)
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
         for warning in desired_warnings:
@@ -176,6 +181,9 @@ class JsonLog:
     def warn(self, line: str) -> None:
         self.write(self.render.warning_record(line))
 
+    def say(self, line: str) -> None:
+        self.write(self.render.watch_record(line))
+
     def tick(self, output: str) -> Tick:
         """No progress line among JSON log lines."""
         from driftctl.shell.apply import no_tick
@@ -260,7 +268,7 @@ def logged(command: F) -> F:
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> object:
-        shard = (kwargs["shard_index"], kwargs["shard_count"])
+        shard = (kwargs.get("shard_index", 0), kwargs.get("shard_count", 1))  # watch: unsharded
         log = log_for(
             kwargs.pop("log_format"),
             kwargs["instance"],

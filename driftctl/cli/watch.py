@@ -17,11 +17,12 @@ from driftctl.cli.flag_groups import (
     watch_flags,
 )
 from driftctl.cli.flags import flag
-from driftctl.cli.logs import TextLog, style
+from driftctl.cli.logs import Log, log_format_flag, logged
 from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Watch
 
 
 @click.command()
+@logged
 @source_flags
 @cluster_flags
 @policy_flags
@@ -34,8 +35,10 @@ from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, 
     help="Most Kubernetes Events one reconcile records (one per changed WebApp).",
 )
 @watch_flags
+@log_format_flag
 def watch(
     *,
+    log: Log,
     source: Source,
     cluster: Cluster,
     policy: Policy,
@@ -61,16 +64,11 @@ def watch(
     stop = _stopped_by_signals()
     cluster = dataclasses.replace(cluster, max_events=max_events)
     setup = run.Setup(source, cluster, policy, lock, settings, drift)
-    log = TextLog(style())
-
-    def say(line: str) -> None:
-        click.echo(line, err=True)
-
     run.watch(
         setup,
         environ=os.environ,
         notice=log.retry,
-        say=say,
+        say=log.say,
         progress=log.progress("text"),
         stop=stop,
     )
