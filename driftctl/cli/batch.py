@@ -177,9 +177,11 @@ def apply(
     With --shard-count, only this shard's WebApps, under this shard's own Lease; with
     --pushgateway, the run's metrics are pushed when it ends.
 
-    With --plan FILE: applies that saved plan at its commit with its policy. An object whose
-    live uid or resourceVersion moved since is planned again: it proceeds when its action
-    and patch are unchanged, and is refused (exit 5) otherwise.
+    With --plan FILE: applies that saved plan at its commit with its policy, from the source
+    it records (--repo, --path and --namespace may be left out). An object whose live uid or
+    resourceVersion moved since is planned again: it proceeds when its action and patch are
+    unchanged, and is refused (exit 5) otherwise; when none of its changes can be made any
+    more (it was applied already), the plan is stale (exit 3, nothing applied).
     """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
@@ -198,6 +200,7 @@ def apply(
         progress=log.progress(output),
         planned=log.planned,
         plan_file=plan,
+        source_given=bool(given(ctx, "repo", "path", "namespace")),
     )
     if output == "json":
         log.report(plan_render.outcomes_json(report.outcomes))

@@ -96,12 +96,14 @@ def apply(
     planned: Callable[[Plan], None] = _ignore,
     wall_clock: Callable[[], float] = time.time,
     plan_file: Path | None = None,
+    source_given: bool = True,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
     (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
-    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan).
+    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan), read from the
+    source it records unless `source_given`.
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
     try:
@@ -117,6 +119,7 @@ def apply(
             progress=progress,
             planned=planned,
             plan_file=plan_file,
+            source_given=source_given,
         )
     except DriftctlError as error:
         push(error.exit_code, None)
@@ -163,12 +166,15 @@ def _carry_out(
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
+    source_given: bool,
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
         desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
     else:
-        saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
+        saved, desired = saved_plan.load(
+            plan_file, source, cluster, shard, environ, source_given=source_given
+        )
         desired = in_scope(desired, cluster)
     kube = open_cluster(cluster, notice)
     run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
@@ -186,7 +192,7 @@ def _carry_out(
                 tick=progress.tick,
             )
         else:
-            the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
+            the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard, path=plan_file)
         planned(the_plan)
         return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
 

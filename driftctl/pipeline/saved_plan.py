@@ -25,6 +25,8 @@ from driftctl.core.planning.saved_plan import (
     recheck,
     refusal,
     saved_plan_json,
+    source_of,
+    stale,
     unsavable,
 )
 from driftctl.core.source.desired_state import DesiredState
@@ -65,10 +67,23 @@ def save(
 
 
 def load(
-    path: Path, source: Source, cluster: Cluster, shard: Shard, environ: Mapping[str, str]
+    path: Path,
+    source: Source,
+    cluster: Cluster,
+    shard: Shard,
+    environ: Mapping[str, str],
+    *,
+    source_given: bool = True,
 ) -> tuple[SavedPlan, DesiredState]:
-    """The saved plan and Git at its commit, or SavedPlanError when it does not belong here."""
+    """The saved plan and Git at its commit, or SavedPlanError when it does not belong here.
+
+    Without `source_given` (no --repo, --path or --namespace on the command line), Git is
+    read from the source the plan records, and its WebApps' default namespace is the plan's.
+    """
     saved = parse_saved_plan(read_plan_file(path), str(path))
+    if not source_given:
+        repository, folder = source_of(saved.identity)
+        source = replace(source, repo=repository, path=folder, namespace=saved.identity.namespace)
     before_git = replace(
         saved.identity,
         instance=cluster.instance,
@@ -90,10 +105,25 @@ def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:
 
 
 def replan(
-    kube: Kube, saved: SavedPlan, desired: DesiredState, cluster: Cluster, shard: Shard
+    kube: Kube,
+    saved: SavedPlan,
+    desired: DesiredState,
+    cluster: Cluster,
+    shard: Shard,
+    *,
+    path: Path | None = None,
 ) -> tuple[Plan, LiveState]:
-    """The saved plan, each object that moved since checked again (its dry-runs)."""
+    """The saved plan, each object that moved since checked again (its dry-runs);
+    SavedPlanError, once, when none of its changes can still be made (`stale`)."""
     goal = Goal(desired, saved.policy, saved.drift)
     asking = Asking(only=lambda live: moved(saved, live))
     fresh = make_plans(kube, cluster, [goal], shard=shard, asking=asking)
-    return recheck(saved, fresh.plans[0], fresh.live), fresh.live
+    rechecked = recheck(saved, fresh.plans[0], fresh.live)
+    if changes := stale(saved, rechecked):
+        raise SavedPlanError(
+            str(path or "the plan"),
+            f"this plan is stale: each of its {changes} changes was made or overtaken since it "
+            "was made (applied already?); nothing was applied",
+            hint="make a new plan (driftctl plan --out FILE)",
+        )
+    return rechecked, fresh.live

@@ -10,7 +10,8 @@ against (`Base`, None for an object that did not exist). When it is applied:
   is refused with the reason (`recheck`); a Deployment waiting for a refused WebApp is
   skipped, as in any plan (core.planning.plan.unless_owner_refused).
 A create applied once makes the object exist, so applying the same plan again refuses
-that create instead of creating twice.
+that create instead of creating twice; a plan none of whose changes can still be made is
+`stale` as a whole (applied already, or overtaken).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Action, Plan, Refused, patch_of
+from driftctl.core.planning.actions import Action, Plan, Refused, is_changing, patch_of
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey, metadata
 from driftctl.core.planning.plan import unless_owner_refused
@@ -75,6 +76,15 @@ def recheck(saved: SavedPlan, fresh: Plan, live: LiveState) -> Plan:
         saved.plan.refusals,
         saved.plan.revision,
     )
+
+
+def stale(saved: SavedPlan, rechecked: Plan) -> int:
+    """How many changes the plan holds when none of them can still be made (each moved
+    since and was refused by `recheck`: the plan was applied already, or overtaken); 0 when
+    some can, or when it holds none. A stale plan is refused as a whole, said once."""
+    writes = {action.key for action in saved.plan.actions if is_changing(action)}
+    refused = {action.key for action in rechecked.actions if isinstance(action, Refused)}
+    return len(writes) if writes and writes <= refused else 0
 
 
 def _rechecked(action: Action, fresh: list[Action]) -> Action:
