@@ -97,6 +97,7 @@ def plan(
         notice=log.retry,
         out=out,
         tick=log.tick(output),
+        warn=log.warn,
     )
     log.warnings(planned.desired.warnings)
     if output == "json":
@@ -150,6 +151,12 @@ def saved_plan_alone(command: F) -> F:
     help="Most Kubernetes Events one run records (one per changed WebApp); one summary "
     "Event on the run's Lease counts the rest.",
 )
+@flag(
+    "allow-dirty",
+    is_flag=True,
+    help="Apply a working tree with changes not committed under --path (its revision is "
+    "recorded as <sha>-dirty); without it, apply applies commits only.",
+)
 @output_flag("text", "json")
 @log_format_flag
 @click.pass_context
@@ -166,6 +173,7 @@ def apply(
     metrics: Metrics,
     plan: Path | None,
     max_events: int,
+    allow_dirty: bool,
     output: str,
 ) -> None:
     """Make the cluster equal to Git: apply, prune through the finalizer, write status.
@@ -201,6 +209,7 @@ def apply(
         planned=log.planned,
         plan_file=plan,
         source_given=bool(given(ctx, "repo", "path", "namespace")),
+        allow_dirty=allow_dirty,
     )
     if output == "json":
         log.report(plan_render.outcomes_json(report.outcomes))

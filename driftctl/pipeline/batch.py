@@ -23,7 +23,7 @@ from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode
+from driftctl.errors import DriftctlError, ExitCode, UsageError
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.engine import (
     Notice,
@@ -66,10 +66,14 @@ def plan(
     notice: Notice,
     out: Path | None = None,
     tick: Tick = no_tick,
+    warn: Notice = _ignore,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
-    the plan is also saved there for `apply --plan`."""
+    the plan is also saved there for `apply --plan`. A working tree with changes is
+    planned, and `warn` told that apply needs --allow-dirty for it."""
     desired = in_scope(load_desired(source, environ), cluster)
+    if (uncommitted := desired.revision.uncommitted()) is not None:
+        warn(f"{uncommitted}: apply needs --allow-dirty for it")
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
@@ -97,6 +101,7 @@ def apply(
     wall_clock: Callable[[], float] = time.time,
     plan_file: Path | None = None,
     source_given: bool = True,
+    allow_dirty: bool = False,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
@@ -120,6 +125,7 @@ def apply(
             planned=planned,
             plan_file=plan_file,
             source_given=source_given,
+            allow_dirty=allow_dirty,
         )
     except DriftctlError as error:
         push(error.exit_code, None)
@@ -167,10 +173,12 @@ def _carry_out(
     planned: Callable[[Plan], None],
     plan_file: Path | None,
     source_given: bool,
+    allow_dirty: bool,
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
         desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
+        desired = _committed(desired, allow_dirty)
     else:
         saved, desired = saved_plan.load(
             plan_file, source, cluster, shard, environ, source_given=source_given
@@ -195,6 +203,18 @@ def _carry_out(
             the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard, path=plan_file)
         planned(the_plan)
         return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
+
+
+def _committed(desired: DesiredState, allow_dirty: bool) -> DesiredState:
+    """`desired`, unless it is a working tree with changes and --allow-dirty was not given."""
+    uncommitted = desired.revision.uncommitted()
+    if uncommitted is not None and not allow_dirty:
+        raise UsageError(
+            f"{uncommitted}; apply applies commits",
+            hint="commit them (or pass --ref to apply a commit), or pass --allow-dirty to "
+            "apply the working tree as it is",
+        )
+    return desired
 
 
 @dataclass(frozen=True)

@@ -59,11 +59,12 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
 
 
 def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
-    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)."""
+    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)
+    or was read from a file rather than a folder (UsageError: a run prunes what it lacks)."""
     problems = list(out_of_scope(desired.webapps, cluster.namespaces))
     if problems:
         raise InvalidDesiredState(problems)
-    return desired
+    return desired.of_a_whole_folder()
 
 
 # -- the plan sequence ---------------------------------------------------------------
