@@ -300,16 +300,23 @@ class Watch:
 
     @classmethod
     def of(
-        cls, *, resync: float, git_poll: float, metrics_addr: str, lease_duration: int = 30
+        cls, *, resync: float, git_poll: float, metrics_addr: str, lease_duration: float = 30
     ) -> Watch:
-        """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all)."""
+        """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all;
+        --lease-duration in whole seconds, as a Lease holds it)."""
+        if lease_duration != int(lease_duration):
+            raise UsageError(
+                f"--lease-duration must be whole seconds, got {lease_duration:g}s",
+                hint="a Lease's leaseDurationSeconds is an integer",
+            )
         host, colon, port = metrics_addr.rpartition(":")
         if not colon or not port.isdigit():
             raise UsageError(
                 f"--metrics-addr must be HOST:PORT or :PORT, not {metrics_addr!r}",
                 hint="for example --metrics-addr 127.0.0.1:8080 or --metrics-addr :8080",
             )
-        return cls(resync, git_poll, host.strip("[]") or "0.0.0.0", int(port), lease_duration)
+        host = host.strip("[]") or "0.0.0.0"
+        return cls(resync, git_poll, host, int(port), int(lease_duration))
 
 
 MIN_LEASE_SECONDS = 3

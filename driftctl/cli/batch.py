@@ -10,8 +10,10 @@ from typing import Any, cast
 
 import click
 
+from driftctl.cli.command import Verbosity, command, verbosity
 from driftctl.cli.flag_groups import (
     cluster_flags,
+    connection_flags,
     drift_flags,
     lock_flags,
     metrics_flags,
@@ -21,7 +23,7 @@ from driftctl.cli.flag_groups import (
     waiting_lock_flags,
 )
 from driftctl.cli.flags import F, flag, given, output_flag
-from driftctl.cli.logs import Log, TextLog, log_format_flag, logged, style
+from driftctl.cli.logs import Log, TextLog, as_format, log_format_flag, logged, style
 from driftctl.settings import (
     MAX_EVENTS,
     Cluster,
@@ -35,14 +37,24 @@ from driftctl.settings import (
 )
 
 
-@click.command()
+@command(
+    examples=[
+        "# What apply would change, from the main branch's apps/ folder:",
+        "$ driftctl plan --repo https://git.example.com/you/webapps.git --ref main --path apps",
+        "# From a local clone's last commit, as JSON, saved for apply --plan:",
+        "$ driftctl plan --ref HEAD --path apps -o json --out plan.json",
+        "# Only two WebApps, and those of one team:",
+        "$ driftctl plan --ref main --path apps shop blog",
+        "$ driftctl plan --ref main --path apps -l team=payments",
+    ]
+)
 @logged
 @source_flags
 @cluster_flags
 @policy_flags
 @drift_flags
 @shard_flags
-@flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
+@flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output; as -v).")
 @flag(
     "out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -54,7 +66,7 @@ from driftctl.settings import (
     help="List the fields of other managers (controllers, webhooks) that Git does not declare; "
     "they are left alone.",
 )
-@output_flag("text", "json", "markdown")
+@output_flag("text", "json", "yaml", "markdown")
 @log_format_flag
 @click.pass_context
 def plan(
@@ -100,12 +112,20 @@ def plan(
         warn=log.warn,
     )
     log.warnings(planned.desired.warnings)
-    if output == "json":
-        log.report(plan_render.plan_json(planned.plan))
+    if output in ("json", "yaml"):
+        log.report(as_format(plan_render.plan_json(planned.plan), output))
     elif output == "markdown":
         log.report(plan_render.plan_markdown(planned.plan))
     else:
-        log.report(plan_render.plan_text(planned.plan, style(), show_unchanged=show_unchanged))
+        level = verbosity()
+        log.report(
+            plan_render.plan_text(
+                planned.plan,
+                style(),
+                show_unchanged=show_unchanged or level is Verbosity.VERBOSE,
+                only_summary=level is Verbosity.QUIET,
+            )
+        )
     code = planned.plan.exit_code
     log.plan_done(planned.plan, code)
     ctx.exit(code)
@@ -128,7 +148,16 @@ def saved_plan_alone(command: F) -> F:
     return cast(F, run)
 
 
-@click.command()
+@command(
+    examples=[
+        "# Make the cluster equal to the main branch's apps/ folder:",
+        "$ driftctl apply --repo https://git.example.com/you/webapps.git --ref main --path apps",
+        "# Exactly the plan a reviewer approved (it records its source and commit):",
+        "$ driftctl apply --plan plan.json",
+        "# Two WebApps only, without asking on a terminal, waiting up to a minute for the lock:",
+        "$ driftctl apply --ref main --path apps shop blog --yes --lock-timeout 1m",
+    ]
+)
 @logged
 @saved_plan_alone
 @source_flags
@@ -157,7 +186,7 @@ def saved_plan_alone(command: F) -> F:
     help="Apply a working tree with changes not committed under --path (its revision is "
     "recorded as <sha>-dirty); without it, apply applies commits only.",
 )
-@output_flag("text", "json")
+@output_flag("text", "json", "yaml")
 @log_format_flag
 @click.pass_context
 def apply(
@@ -211,18 +240,30 @@ def apply(
         source_given=bool(given(ctx, "repo", "path", "namespace")),
         allow_dirty=allow_dirty,
     )
-    if output == "json":
-        log.report(plan_render.outcomes_json(report.outcomes))
+    if output in ("json", "yaml"):
+        log.report(as_format(plan_render.outcomes_json(report.outcomes), output))
     log.applied(report, output)
     ctx.exit(report.exit_code)
 
 
-@click.command()
-@cluster_flags
+@command(
+    examples=[
+        "# Free the default instance's Lease after a run died holding it:",
+        "$ driftctl unlock",
+        "# Shard 2's Lease of the instance blue:",
+        "$ driftctl unlock --instance blue --shard-count 4 --shard-index 2",
+    ]
+)
+@connection_flags
 @shard_flags
 @lock_flags
 def unlock(*, cluster: Cluster, shard: Shard, lock: Lock) -> None:
-    """Break this instance's (or this shard's) run lock on purpose (when a run died holding it)."""
+    """Break this instance's (or this shard's) run lock on purpose, when a run died holding it.
+
+    Frees the Lease driftctl-<instance> in --lock-namespace whoever holds it, and says whose
+    it was. Use it only when you know the holder is gone: a live holder stops writing when
+    its next renewal is refused.
+    """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
 

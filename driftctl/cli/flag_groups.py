@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from driftctl import conventions as c
-from driftctl.cli.flags import FlagGroup, flag
+from driftctl.cli.flags import Duration, FlagGroup, flag
 from driftctl.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
@@ -97,10 +97,10 @@ def _source_of(
     return Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
 
 
-source_flags = FlagGroup("source", _source_of, _repo, _ref, *_source)
+source_flags = FlagGroup("source", _source_of, _repo, _ref, *_source, title="Source flags")
 """--repo, --ref, --path, --cache-dir, --namespace, --skip-unknown-kinds and the Git
 credential files: a `Source`."""
-source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source)
+source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source, title="Source flags")
 """The same without --ref, for the commands that read two refs (--base and --head)."""
 
 
@@ -109,10 +109,10 @@ def _cluster_of(
     kubeconfig: str | None,
     context: str | None,
     instance: str,
-    field_manager: str,
+    field_manager: str = c.FIELD_MANAGER,
     timeout: float,
-    concurrency: int,
-    target_namespaces: str | None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    target_namespaces: str | None = None,
 ) -> Cluster:
     scope = namespace_list(target_namespaces)
     return Cluster(
@@ -120,30 +120,34 @@ def _cluster_of(
     )
 
 
+_kubeconfig = flag(
+    "kubeconfig",
+    env=["KUBECONFIG"],
+    type=click.Path(dir_okay=False),
+    help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a cluster).",
+)
+_context = flag("context", help="Kubeconfig context to use (default: its current context).")
+_instance = flag(
+    "instance",
+    default=c.DEFAULT_INSTANCE,
+    help="This driftctl's instance: it only sees and changes objects labelled "
+    f"{c.INSTANCE_LABEL}=<instance>.",
+)
+_timeout = flag(
+    "timeout",
+    type=Duration(minimum=1),
+    default="5m",
+    help="How long the whole run may take, retries of transient failures included (30s, 5m, "
+    "or seconds).",
+)
 cluster_flags = FlagGroup(
     "cluster",
     _cluster_of,
-    flag(
-        "kubeconfig",
-        env=["KUBECONFIG"],
-        type=click.Path(dir_okay=False),
-        help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a "
-        "cluster).",
-    ),
-    flag("context", help="Kubeconfig context to use (default: its current context)."),
-    flag(
-        "instance",
-        default=c.DEFAULT_INSTANCE,
-        help="This driftctl's instance: it only sees and changes objects labelled "
-        f"{c.INSTANCE_LABEL}=<instance>.",
-    ),
+    _kubeconfig,
+    _context,
+    _instance,
     flag("field-manager", default=c.FIELD_MANAGER, help="Field manager of server-side apply."),
-    flag(
-        "timeout",
-        type=click.FloatRange(min=1),
-        default=300,
-        help="Seconds the whole run may take, retries of transient failures included.",
-    ),
+    _timeout,
     flag(
         "concurrency",
         type=click.IntRange(min=1, max=64),
@@ -157,9 +161,17 @@ cluster_flags = FlagGroup(
         help="Read and write only these namespaces (for namespace-scoped RBAC); a WebApp "
         "declared elsewhere is refused (default: the whole cluster).",
     ),
+    title="Cluster flags",
 )
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
+
+connection_flags = FlagGroup(
+    "cluster", _cluster_of, _kubeconfig, _context, _instance, _timeout, title="Cluster flags"
+)
+"""--kubeconfig, --context, --instance, --timeout: a `Cluster`, for the commands that only
+read or free the run lock and the instance's objects (unlock, status, version): the flags of
+writing and planning (--field-manager, --concurrency, --target-namespaces) do nothing there."""
 
 policy_flags = FlagGroup(
     "policy",
@@ -181,6 +193,7 @@ policy_flags = FlagGroup(
         is_flag=True,
         help="Delete and create again objects whose immutable fields changed.",
     ),
+    title="Policy flags",
 )
 """--prune/--no-prune, --allow-empty, --max-prune, --recreate: a `Policy`, what apply may do.
 A flag added here needs its field in `Policy` and its parameter in `Policy.of`."""
@@ -222,6 +235,7 @@ drift_flags = FlagGroup(
         metavar="NAME",
         help="A field manager whose fields are not drift (as --ignore); repeat it.",
     ),
+    title="Drift flags",
 )
 """--override-manager, --ignore, --ignore-manager: a `Drift`, what counts as drift
 (`plan --show-foreign`, its own flag, is added to it)."""
@@ -247,6 +261,7 @@ shard_flags = FlagGroup(
         default=0,
         help="This run's shard, 0 to count-1 (an Indexed Job sets JOB_COMPLETION_INDEX).",
     ),
+    title="Shard flags",
 )
 """--shard-count, --shard-index: a `Shard`, to plan, apply and prune only its WebApps."""
 
@@ -261,7 +276,7 @@ _lock_namespace = flag(
     help="Namespace of the run lock, Lease driftctl-<instance>, wherever driftctl runs: every "
     "run of an instance must name the same.",
 )
-lock_flags = FlagGroup("lock", _lock_of, _lock_namespace)
+lock_flags = FlagGroup("lock", _lock_of, _lock_namespace, title="Lock flags")
 """--lock-namespace: a `Lock` that does not wait for another run's."""
 waiting_lock_flags = FlagGroup(
     "lock",
@@ -269,10 +284,11 @@ waiting_lock_flags = FlagGroup(
     _lock_namespace,
     flag(
         "lock-timeout",
-        type=click.FloatRange(min=0),
-        default=0,
-        help="Seconds to wait for another run's lock before exiting 6.",
+        type=Duration(),
+        default="0s",
+        help="How long to wait for another run's lock before exiting 6 (30s, 5m, or seconds).",
     ),
+    title="Lock flags",
 )
 """--lock-namespace, --lock-timeout: a `Lock` that may wait (apply)."""
 
@@ -285,6 +301,7 @@ metrics_flags = FlagGroup(
         help="Push the run's metrics to this Prometheus Pushgateway when it ends "
         "(http://host:9091); a failed push is a warning.",
     ),
+    title="Metrics flags",
 )
 """--pushgateway: `Metrics`, where apply pushes them."""
 
@@ -293,16 +310,16 @@ watch_flags = FlagGroup(
     Watch.of,
     flag(
         "resync",
-        type=click.FloatRange(min=1),
-        default=300,
-        help="Seconds between full plans and applies (fresh LISTs), so that anything a watch "
+        type=Duration(minimum=1),
+        default="5m",
+        help="Time between full plans and applies (fresh LISTs), so that anything a watch "
         "missed converges.",
     ),
     flag(
         "git-poll",
-        type=click.FloatRange(min=0.1),
-        default=15,
-        help="Seconds between looks at the Git ref; the commit is fetched only when it moved.",
+        type=Duration(minimum=0.1),
+        default="15s",
+        help="Time between looks at the Git ref; the commit is fetched only when it moved.",
     ),
     flag(
         "metrics-addr",
@@ -312,11 +329,12 @@ watch_flags = FlagGroup(
     ),
     flag(
         "lease-duration",
-        type=click.IntRange(min=3),
-        default=30,
-        help="Seconds a standby waits for a silent leader. The leader renews every third of "
-        "it and stops (exit 6) when no renewal succeeded for two thirds of it.",
+        type=Duration(minimum=3),
+        default="30s",
+        help="How long a standby waits for a silent leader (whole seconds). The leader renews "
+        "every third of it and stops (exit 6) when no renewal succeeded for two thirds of it.",
     ),
+    title="Watch flags",
 )
 """--resync, --git-poll, --metrics-addr, --lease-duration: `Watch`, how watch paces itself."""
 
@@ -337,5 +355,6 @@ check_flags = FlagGroup(
         help="Most bytes of the Markdown report (a GitHub comment holds 65,536 characters).",
     ),
     flag("offline", is_flag=True, help="Never read the cluster, even with credentials."),
+    title="Check flags",
 )
 """--fail-on, --max-bytes, --offline: `Check`, what makes the pre-merge check fail."""

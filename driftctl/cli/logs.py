@@ -1,9 +1,11 @@
 """Where a command's lines go: the text log for a person, the JSON log for a pipeline.
 
-`plan`, `apply` and `watch` log as text for a person (the default) or, with `--log-format json`,
-as one JSON object per line on stderr (render.log): then stdout carries only what `-o`
-asks for, and nothing else is printed, so a log pipeline can parse every line. The other
-cluster commands print their notes as the text log does. Colour only on a terminal.
+`plan`, `apply` and `watch` log as text for a person (the default) or, with
+`--log-format json`, as one JSON object per line on stderr (render.log): then stdout
+carries only what `-o` asks for, and nothing else is printed, so a log pipeline can parse
+every line. The other cluster commands print their notes as the text log does. Colour only
+on a terminal (not with --no-color or NO_COLOR); -q keeps errors, warnings and summaries
+only, -v adds the unchanged objects (cli.command.Verbosity).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from driftctl.cli.command import Verbosity, colour_wanted, verbosity
 from driftctl.cli.flags import F, flag
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.render.style import Style
@@ -35,8 +38,8 @@ if TYPE_CHECKING:
 
 
 def style() -> Style:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return Style(colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    """Colour only on a terminal, never with --no-color or NO_COLOR set (no-color.org)."""
+    return Style(colour=colour_wanted())
 
 
 class TextLog:
@@ -75,7 +78,9 @@ class TextLog:
         click.echo(text, nl=False)
 
     def retry(self, line: str) -> None:
-        """A retry, as it happens: a person watching the run should know now."""
+        """A retry, as it happens: a person watching the run should know now (not with -q)."""
+        if verbosity() is Verbosity.QUIET:
+            return
         self._clear()
         click.echo(f"note: {line}", err=True)
 
@@ -85,6 +90,8 @@ class TextLog:
 
     def say(self, line: str) -> None:
         """What `watch` does besides its objects (leading, standby, a full pass), on stderr."""
+        if verbosity() is Verbosity.QUIET:
+            return
         self._clear()
         click.echo(line, err=True)
 
@@ -99,15 +106,16 @@ class TextLog:
         from driftctl.render import plan as plan_render
         from driftctl.shell.apply import Progress
 
-        if output != "text":
-            return Progress()
+        level = verbosity()
+        if output != "text" or level is Verbosity.QUIET:
+            return Progress(tick=self.tick(output))
 
         def echo(line: str) -> None:
             self._clear()
             click.echo(line)
 
         def outcome(item: ObjectOutcome) -> None:
-            if item.outcome is not Outcome.UNCHANGED:
+            if item.outcome is not Outcome.UNCHANGED or level is Verbosity.VERBOSE:
                 echo(plan_render.outcome_line(item, self.style))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
@@ -240,13 +248,21 @@ def log_for(
     from driftctl.shell.terminal import TerminalProgress
 
     if log_format == "text":
-        terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
+        shown = sys.stderr.isatty() and verbosity() is not Verbosity.QUIET
+        terminal = TerminalProgress(sys.stderr, progress_line) if shown else None
         return TextLog(style(), terminal)
     index, count = shard
     context = log_render.LogContext(
         instance, index, count, secrets=secrets_of(repo, os.environ, token_file)
     )
     return JsonLog(context)
+
+
+def as_format(json_text: str, output: str) -> str:
+    """A report written as JSON, in the format -o asks for: the JSON, or the same as YAML."""
+    from driftctl.render.manifests import json_as_yaml
+
+    return json_as_yaml(json_text) if output == "yaml" else json_text
 
 
 log_format_flag = flag(

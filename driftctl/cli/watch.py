@@ -8,6 +8,7 @@ import threading
 
 import click
 
+from driftctl.cli.command import command
 from driftctl.cli.flag_groups import (
     cluster_flags,
     drift_flags,
@@ -21,7 +22,14 @@ from driftctl.cli.logs import Log, log_format_flag, logged
 from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Watch
 
 
-@click.command()
+@command(
+    examples=[
+        "# The operator form of apply, as operator/ runs it:",
+        "$ driftctl watch --repo https://git.example.com/you/webapps.git --ref main --path apps",
+        "# Look at Git every 30 seconds, a full pass every 10 minutes, JSON logs:",
+        "$ driftctl watch --ref main --path apps --git-poll 30s --resync 10m --log-format json",
+    ]
+)
 @logged
 @source_flags
 @cluster_flags

@@ -120,11 +120,18 @@ def _shown(action: Action, show_unchanged: bool) -> bool:
     )
 
 
-def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = False) -> str:
-    """The plan for a terminal or a log, ending with the summary line."""
+def plan_text(
+    plan: Plan,
+    style: Style | None = None,
+    *,
+    show_unchanged: bool = False,
+    only_summary: bool = False,
+) -> str:
+    """The plan for a terminal or a log, ending with the summary line (`only_summary`: the
+    guards' refusals and that line alone, for -q)."""
     style = style or Style()
     lines: list[str] = []
-    for action in plan.actions:
+    for action in () if only_summary else plan.actions:
         if _shown(action, show_unchanged):
             lines += action_lines(action, style)
     lines += [style.paint(f"refused: {refusal}", "red") for refusal in plan.refusals]
