@@ -21,21 +21,27 @@ cluster is touched. Pure: no environment, no files.
 - `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
   serves its probes and metrics;
 - `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
-  reads the cluster.
+  reads the cluster;
+- `Selection`: which WebApps a run acts on (`NAME...` or a label selector), and prunes.
 """
 
 from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
-from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
+from driftctl.kube_formats import (
+    label_key_problem,
+    label_problem,
+    label_value_problem,
+    subdomain_problem,
+)
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
 MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values
@@ -369,6 +375,117 @@ class SavedPlanUse:
                 f"drop {', '.join(self.also_given)}",
                 hint="make a new plan with those flags instead",
             )
+
+
+_SET_REQUIREMENT = re.compile(r"^\s*([^\s!=(),]+)\s+(in|notin)\s+\(([^()]*)\)\s*$")
+_EQUALITY = re.compile(r"^\s*([^\s!=(),]+)\s*(!=|==|=)\s*([^\s!=(),]*)\s*$")
+_EXISTS = re.compile(r"^\s*(!?)\s*([^\s!=(),]+)\s*$")
+_SELECTOR_PARTS = re.compile(r",(?![^()]*\))")  # commas outside parentheses
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of a label selector, kubectl's: `k=v`, `k!=v`, `k in (a,b)`,
+    `k notin (a,b)`, `k` (has the label), `!k` (lacks it)."""
+
+    key: str
+    operator: str  # "=", "!=", "in", "notin", "exists", "!"
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether an object with `labels` meets this requirement."""
+        has = self.key in labels
+        if self.operator == "exists":
+            return has
+        if self.operator == "!":
+            return not has
+        value = labels.get(self.key)
+        if self.operator in ("=", "in"):
+            return has and value in self.values
+        return not has or value not in self.values  # != and notin, as Kubernetes reads them
+
+
+def parse_selector(text: str) -> tuple[Requirement, ...]:
+    """`-l/--selector`, as kubectl reads it: requirements separated by commas, all to hold."""
+    out: list[Requirement] = []
+    for part in _SELECTOR_PARTS.split(text) if text.strip() else []:
+        requirement = _requirement(part)
+        if requirement is None:
+            raise UsageError(
+                f"--selector: {part.strip()!r} is not a label requirement",
+                hint="as kubectl's -l: team=web, tier!=db, env in (prod,staging), canary, !legacy",
+            )
+        for problem in _label_problems(requirement):
+            raise UsageError(f"--selector: {part.strip()!r} {problem}")
+        out.append(requirement)
+    return tuple(out)
+
+
+def _requirement(part: str) -> Requirement | None:
+    if found := _SET_REQUIREMENT.match(part):
+        values = tuple(value.strip() for value in found[3].split(","))
+        return Requirement(found[1], found[2], values)
+    if found := _EQUALITY.match(part):
+        operator = "=" if found[2] == "==" else found[2]
+        return Requirement(found[1], operator, (found[3],))
+    if found := _EXISTS.match(part):
+        return Requirement(found[2], "!" if found[1] else "exists")
+    return None
+
+
+def _label_problems(requirement: Requirement) -> Iterable[str]:
+    if problem := label_key_problem(requirement.key):
+        yield problem
+    for value in requirement.values:
+        if problem := label_value_problem(value):
+            yield f"has an invalid value: {problem}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which WebApps a run acts on: `NAME...` (a name in any namespace, or namespace/name)
+    or `-l/--selector`; neither: all of them. A selected run plans, applies and prunes
+    only what it selects (core.planning.selection), as kubectl's `NAME` and `-l` limit a
+    command, and the prune guards still count the whole instance."""
+
+    names: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
+    selector: str = ""  # -l as given, for messages
+
+    def __post_init__(self) -> None:
+        if self.names and self.selector.strip():
+            raise UsageError(
+                "name WebApps or give --selector, not both", hint="as kubectl refuses both"
+            )
+        for name in self.names:
+            namespace, _slash, short = name.rpartition("/")
+            problems = [subdomain_problem(short)] + (
+                [label_problem(namespace)] if namespace else []
+            )
+            for problem in problems:
+                if problem is not None:
+                    raise UsageError(f"NAME {name!r}: {problem}", hint="NAME or NAMESPACE/NAME")
+
+    @classmethod
+    def of(cls, *, names: Sequence[str], selector: str | None) -> Selection:
+        """The selection from `NAME...` and `-l`."""
+        text = selector or ""
+        return cls(tuple(dict.fromkeys(names)), parse_selector(text), text)
+
+    @property
+    def everything(self) -> bool:
+        """Whether nothing was named or selected: the run acts on the whole instance."""
+        return not self.names and not self.requirements
+
+    def names_place(self, namespace: str, name: str) -> bool:
+        """Whether a WebApp at (namespace, name) is one of `names`."""
+        return any(each in (name, f"{namespace}/{name}") for each in self.names)
+
+    def __str__(self) -> str:
+        return " ".join(self.names) if self.names else f"-l {self.selector}"
+
+
+EVERYTHING = Selection()
 
 
 # The kubectl family: fields these managers own are a person's edits, and drift.

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -18,6 +20,7 @@ from driftctl.cli.flag_groups import (
     lock_flags,
     metrics_flags,
     policy_flags,
+    selection_flags,
     shard_flags,
     source_flags,
     waiting_lock_flags,
@@ -32,9 +35,13 @@ from driftctl.settings import (
     Metrics,
     Policy,
     SavedPlanUse,
+    Selection,
     Shard,
     Source,
 )
+
+if TYPE_CHECKING:
+    from driftctl.core.planning.actions import Plan
 
 
 @command(
@@ -49,6 +56,7 @@ from driftctl.settings import (
     ]
 )
 @logged
+@selection_flags
 @source_flags
 @cluster_flags
 @policy_flags
@@ -73,6 +81,7 @@ def plan(
     ctx: click.Context,
     *,
     log: Log,
+    selection: Selection,
     source: Source,
     cluster: Cluster,
     policy: Policy,
@@ -90,7 +99,9 @@ def plan(
     replace, skip, or conflict (another owner's object). Takes the same flags as `apply` for
     what it may do (--no-prune, --max-prune, --recreate, --ignore...), so the two say the
     same. Objects that cannot have drifted cost no request; the others are checked with a
-    server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
+    server-side dry-run. Takes no lock. With NAME... or -l, only the WebApps named or
+    selected (and their Deployments): nothing else is planned or pruned, though the prune
+    guards count the whole instance. With --shard-count, only this shard's WebApps. With
     --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
     the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
     the cluster equals Git, 1 when it differs (apply would change it, or leave it so), 5
@@ -110,6 +121,7 @@ def plan(
         out=out,
         tick=log.tick(output),
         warn=log.warn,
+        selection=selection,
     )
     log.warnings(planned.desired.warnings)
     if output in ("json", "yaml"):
@@ -141,8 +153,9 @@ def saved_plan_alone(command: F) -> F:
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> object:
         if kwargs["plan"] is not None:
-            names = ("ref", *policy_flags.names, *drift_flags.names)
-            SavedPlanUse(kwargs["plan"], given(click.get_current_context(), *names))
+            names = ("ref", "selector", *policy_flags.names, *drift_flags.names)
+            chosen = given(click.get_current_context(), *names)
+            SavedPlanUse(kwargs["plan"], chosen + (("NAME",) if kwargs["names"] else ()))
         return command(*args, **kwargs)
 
     return cast(F, run)
@@ -160,6 +173,7 @@ def saved_plan_alone(command: F) -> F:
 )
 @logged
 @saved_plan_alone
+@selection_flags
 @source_flags
 @cluster_flags
 @policy_flags
@@ -181,6 +195,13 @@ def saved_plan_alone(command: F) -> F:
     "Event on the run's Lease counts the rest.",
 )
 @flag(
+    "yes",
+    short="-y",
+    is_flag=True,
+    help="Do not ask before pruning or replacing, on a terminal (nothing is asked in a pipe, "
+    "a Pod or a JSON log).",
+)
+@flag(
     "allow-dirty",
     is_flag=True,
     help="Apply a working tree with changes not committed under --path (its revision is "
@@ -193,6 +214,7 @@ def apply(
     ctx: click.Context,
     *,
     log: Log,
+    selection: Selection,
     source: Source,
     cluster: Cluster,
     policy: Policy,
@@ -202,6 +224,7 @@ def apply(
     metrics: Metrics,
     plan: Path | None,
     max_events: int,
+    yes: bool,
     allow_dirty: bool,
     output: str,
 ) -> None:
@@ -211,8 +234,12 @@ def apply(
     server-side apply. Prints one line per changed object and a summary. Exit 0 when every
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
     lock, 3/4 on errors (3 also for a saved plan made for another instance, source or CRD).
-    With --shard-count, only this shard's WebApps, under this shard's own Lease; with
-    --pushgateway, the run's metrics are pushed when it ends.
+    On a terminal it asks before it prunes or replaces (--yes does not ask; nothing is asked
+    in a pipe or a Pod); answered no, it writes nothing and exits 1.
+    With NAME... or -l, only the WebApps named or selected: nothing else is written or
+    pruned (the prune guards count the whole instance). With --shard-count, only this
+    shard's WebApps, under this shard's own Lease; with --pushgateway, the run's metrics are
+    pushed when it ends.
 
     With --plan FILE: applies that saved plan at its commit with its policy, from the source
     it records (--repo, --path and --namespace may be left out). An object whose live uid or
@@ -239,11 +266,23 @@ def apply(
         plan_file=plan,
         source_given=bool(given(ctx, "repo", "path", "namespace")),
         allow_dirty=allow_dirty,
+        selection=selection,
+        confirm=None if yes else asker(log),
     )
     if output in ("json", "yaml"):
         log.report(as_format(plan_render.outcomes_json(report.outcomes), output))
     log.applied(report, output)
     ctx.exit(report.exit_code)
+
+
+def asker(log: Log) -> Callable[[Plan], bool] | None:
+    """Who lets apply prune or replace: a person at a terminal (stdin and stdout are one),
+    asked by the text log; nobody in a pipe, a Pod or with a JSON log."""
+    on_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    in_a_pod = "KUBERNETES_SERVICE_HOST" in os.environ
+    if not on_a_terminal or in_a_pod or not isinstance(log, TextLog):
+        return None
+    return log.ask
 
 
 @command(

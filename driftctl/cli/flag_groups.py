@@ -26,6 +26,7 @@ from driftctl.settings import (
     Lock,
     Metrics,
     Policy,
+    Selection,
     Shard,
     Source,
     Watch,
@@ -358,3 +359,19 @@ check_flags = FlagGroup(
     title="Check flags",
 )
 """--fail-on, --max-bytes, --offline: `Check`, what makes the pre-merge check fail."""
+
+selection_flags = FlagGroup(
+    "selection",
+    Selection.of,
+    click.argument("names", nargs=-1, metavar="[NAME]..."),
+    flag(
+        "selector",
+        short="-l",
+        metavar="SELECTOR",
+        help="Act only on the WebApps whose labels match, as kubectl's -l (team=web, "
+        "env in (prod,staging), !legacy); prunes too. Instead of NAME...",
+    ),
+    title="Selection",
+)
+"""`NAME...` (WebApps by name, or namespace/name) and -l/--selector: a `Selection`, the
+WebApps a run plans, applies and prunes (the guards count the whole instance)."""

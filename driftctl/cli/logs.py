@@ -126,6 +126,22 @@ class TextLog:
     def planned(self, plan: Plan) -> None:
         """Apply is about to carry out `plan` (the text log says nothing yet)."""
 
+    def ask(self, plan: Plan) -> bool:
+        """Whether a person at the terminal lets apply go on with `plan`, asked only when it
+        deletes what runs (the verbs that ask: core.planning.verbs); yes when it does not."""
+        from driftctl.core.planning.verbs import MEANINGS, counted
+        from driftctl.render import plan as plan_render
+
+        asked = [action for action in plan.actions if MEANINGS[action.verb].asks]
+        if not asked:
+            return True
+        self._clear()
+        for action in asked:
+            click.echo(plan_render.action_lines(action, self.style)[0], err=True)
+        verbs = [verb for verb, row in MEANINGS.items() if row.asks]
+        what = ", ".join(counted(verb, plan.count(verb)) for verb in verbs if plan.count(verb))
+        return click.confirm(f"Apply, with {what}?", default=False, err=True)
+
     def plan_done(self, plan: Plan, code: int) -> None:
         """The plan was printed on stdout already."""
 

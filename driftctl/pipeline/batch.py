@@ -23,7 +23,7 @@ from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode, UsageError
+from driftctl.errors import Declined, DriftctlError, ExitCode, UsageError
 from driftctl.pipeline import saved_plan
 from driftctl.pipeline.engine import (
     Notice,
@@ -36,7 +36,18 @@ from driftctl.pipeline.engine import (
 )
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
-from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
+from driftctl.settings import (
+    EVERYTHING,
+    WHOLE,
+    Cluster,
+    Drift,
+    Lock,
+    Metrics,
+    Policy,
+    Selection,
+    Shard,
+    Source,
+)
 from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
@@ -67,6 +78,7 @@ def plan(
     out: Path | None = None,
     tick: Tick = no_tick,
     warn: Notice = _ignore,
+    selection: Selection = EVERYTHING,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
     the plan is also saved there for `apply --plan`. A working tree with changes is
@@ -77,7 +89,9 @@ def plan(
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
-    the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
+    the_plan, live = make_plan(
+        kube, desired, cluster, policy, shard, drift=drift, tick=tick, selection=selection
+    )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, the_plan, live, who, policy=policy, drift=drift or Drift())
@@ -102,11 +116,14 @@ def apply(
     plan_file: Path | None = None,
     source_given: bool = True,
     allow_dirty: bool = False,
+    selection: Selection = EVERYTHING,
+    confirm: Callable[[Plan], bool] | None = None,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
-    (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
+    (`warn`), never a failed run. `planned` hears the plan before it is carried out, and
+    `confirm`, when given, may stop it (Declined, nothing written). With
     `plan_file`, the saved plan is carried out instead (pipeline.saved_plan), read from the
     source it records unless `source_given`.
     """
@@ -126,6 +143,8 @@ def apply(
             plan_file=plan_file,
             source_given=source_given,
             allow_dirty=allow_dirty,
+            selection=selection,
+            confirm=confirm,
         )
     except DriftctlError as error:
         push(error.exit_code, None)
@@ -174,6 +193,8 @@ def _carry_out(
     plan_file: Path | None,
     source_given: bool,
     allow_dirty: bool,
+    selection: Selection,
+    confirm: Callable[[Plan], bool] | None,
 ) -> ApplyReport:
     saved = None
     if plan_file is None:
@@ -198,10 +219,13 @@ def _carry_out(
                 drift=drift,
                 for_apply=True,
                 tick=progress.tick,
+                selection=selection,
             )
         else:
             the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard, path=plan_file)
         planned(the_plan)
+        if confirm is not None and not confirm(the_plan):
+            raise Declined("nothing was applied: the answer was no")
         return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
 
 

@@ -27,7 +27,7 @@ import datetime
 import os
 import socket
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
@@ -38,10 +38,11 @@ from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.scope import out_of_scope
+from driftctl.core.planning.selection import selected_places, unknown_names
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place, WebApp
-from driftctl.errors import InvalidDesiredState
-from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
+from driftctl.errors import InvalidDesiredState, UsageError
+from driftctl.settings import EVERYTHING, WHOLE, Cluster, Drift, Lock, Policy, Selection, Shard
 from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
@@ -72,12 +73,32 @@ def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
 
 @dataclass(frozen=True)
 class Goal:
-    """One desired state to plan, and the rules its plan follows."""
+    """One desired state to plan, and the rules its plan follows.
+
+    `focus`: these WebApps alone (watch's one WebApp; the guards count all). `selection`: a
+    person's `NAME...` or `-l`, made a focus once the live state is read (`resolved`).
+    """
 
     desired: DesiredState
     policy: Policy
     drift: Drift = field(default_factory=Drift)
-    focus: frozenset[Place] | None = None  # watch: these WebApps alone (the guards count all)
+    focus: frozenset[Place] | None = None
+    selection: Selection = EVERYTHING
+
+    def resolved(self, live: LiveState) -> Goal:
+        """This goal with its selection made a focus on the places it picks in Git and in
+        `live`; UsageError when a name it gives is in neither."""
+        if self.selection.everything:
+            return self
+        webapps = self.desired.webapps
+        if missing := unknown_names(self.selection, webapps, live):
+            raise UsageError(
+                f"no WebApp {', '.join(missing)} in Git or in the cluster (this instance's)",
+                hint="NAME is a WebApp's name, or NAMESPACE/NAME; driftctl status lists them",
+            )
+        picked = selected_places(self.selection, webapps, live)
+        focus = picked if self.focus is None else picked & self.focus
+        return replace(self, focus=focus, selection=EVERYTHING)
 
     @property
     def webapps(self) -> list[WebApp]:
@@ -123,6 +144,7 @@ def make_plans(
     if live is None:
         live = read_live(kube, cluster.instance, tick=tick, namespaces=cluster.namespaces)
         live = live.within(shard)
+    goals = [goal.resolved(live) for goal in goals]
     manager = cluster.field_manager
     needed = extra_reads([app for goal in goals for app in goal.webapps], live, manager, shard)
     live = read_found(kube, live, needed, cluster.instance, namespaces=cluster.namespaces)
@@ -150,10 +172,12 @@ def make_plan(
     drift: Drift | None = None,
     for_apply: bool = False,
     tick: Tick = no_tick,
+    selection: Selection = EVERYTHING,
 ) -> tuple[Plan, LiveState]:
-    """The exact plan of one desired state (of one shard), from fresh LISTs: `plan`'s, and
-    with `for_apply` the batch run's (apply, and watch's full passes)."""
-    goal = Goal(desired, policy, drift or Drift())
+    """The exact plan of one desired state (of one shard, of the WebApps `selection`
+    picks), from fresh LISTs: `plan`'s, and with `for_apply` the batch run's (apply, and
+    watch's full passes)."""
+    goal = Goal(desired, policy, drift or Drift(), selection=selection)
     planned = make_plans(
         kube, cluster, [goal], shard=shard, asking=Asking(for_apply=for_apply), tick=tick
     )

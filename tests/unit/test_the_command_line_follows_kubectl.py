@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,8 @@ from click.testing import CliRunner
 from driftctl.cli import cli
 from driftctl.cli.command import moved_after_command
 from driftctl.cli.flags import Duration, seconds_text
+from driftctl.errors import UsageError
+from driftctl.settings import Selection
 from tests.support.builders import webapp
 from tests.support.clirun import Ran, run_driftctl
 from tests.support.gitrepos import Repo
@@ -240,3 +243,39 @@ def test_every_help_has_examples_and_its_flags_grouped(name: str) -> None:
     assert f"$ driftctl {name}" in shown.split("\nExamples:\n", 1)[1]
     assert "\nGlobal flags:\n" in shown
     assert "\nOptions:\n" not in shown
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "picked"),
+    [
+        pytest.param("team=a", {"team": "a"}, True, id="equals"),
+        pytest.param("team==a", {"team": "b"}, False, id="double-equals"),
+        pytest.param("team!=a", {}, True, id="not-equals-without-the-label"),
+        pytest.param("env in (prod, staging)", {"env": "staging"}, True, id="in"),
+        pytest.param("env notin (prod)", {"env": "prod"}, False, id="notin"),
+        pytest.param("canary", {"canary": ""}, True, id="exists"),
+        pytest.param("!legacy,team=a", {"team": "a", "legacy": "1"}, False, id="lacks-and"),
+    ],
+)
+def test_a_selector_is_read_as_kubectl_reads_it(
+    selector: str, labels: dict[str, str], picked: bool
+) -> None:
+    selection = Selection.of(names=(), selector=selector)
+
+    assert all(each.matches(labels) for each in selection.requirements) is picked
+
+
+@pytest.mark.parametrize(
+    ("names", "selector", "reason"),
+    [
+        pytest.param((), "team=(a", "is not a label requirement", id="garbled"),
+        pytest.param((), "Team Name=a", "is not a label requirement", id="spaces"),
+        pytest.param(("Shop",), None, "NAME 'Shop': must be a lowercase", id="bad-name"),
+        pytest.param(("shop",), "team=a", "name WebApps or give --selector, not both", id="both"),
+    ],
+)
+def test_a_selection_that_cannot_work_is_refused(
+    names: tuple[str, ...], selector: str | None, reason: str
+) -> None:
+    with pytest.raises(UsageError, match=re.escape(reason)):
+        Selection.of(names=names, selector=selector)
