@@ -24,6 +24,7 @@ from driftctl import __version__
 from driftctl.cli.batch import apply, plan, unlock
 from driftctl.cli.check import check
 from driftctl.cli.command import Group
+from driftctl.cli.everyday import completion, show, status, version
 from driftctl.cli.offline import crd, diff, validate
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
@@ -33,7 +34,20 @@ __all__ = ["cli", "main", "report_error"]
 
 @click.group(
     cls=Group,
-    commands=[crd, validate, diff, plan, apply, check, watch, unlock],
+    commands=[
+        crd,
+        validate,
+        diff,
+        plan,
+        apply,
+        check,
+        watch,
+        unlock,
+        status,
+        show,
+        version,
+        completion,
+    ],
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name="driftctl")

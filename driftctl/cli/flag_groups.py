@@ -167,6 +167,28 @@ cluster_flags = FlagGroup(
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
 
+reading_flags = FlagGroup(
+    "cluster",
+    _cluster_of,
+    _kubeconfig,
+    _context,
+    _instance,
+    flag(
+        "field-manager",
+        default=c.FIELD_MANAGER,
+        help="Field manager whose fields are Git's (as plan reads them).",
+    ),
+    _timeout,
+    flag(
+        "target-namespaces",
+        metavar="NS[,NS...]",
+        help="Read only these namespaces (for namespace-scoped RBAC).",
+    ),
+    title="Cluster flags",
+)
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --target-namespaces: a
+`Cluster`, for the commands that only read (status, version): no --concurrency."""
+
 connection_flags = FlagGroup(
     "cluster", _cluster_of, _kubeconfig, _context, _instance, _timeout, title="Cluster flags"
 )

@@ -50,6 +50,7 @@ from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ObjectOutcome, Outcome
 from driftctl.core.planning.redaction import masked, masked_patch
+from driftctl.core.planning.saved_plan import SavedPlan
 from driftctl.core.planning.verbs import MEANINGS, Verb, counted, meaning
 from driftctl.render.style import Style
 
@@ -274,3 +275,25 @@ def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:
         for item in outcomes
     ]
     return json.dumps({"summary": summary, "objects": objects}, indent=2) + "\n"
+
+
+def saved_plan_header(saved: SavedPlan, file: str) -> str:
+    """What a saved plan was made for, before its actions (`driftctl show`)."""
+    who = saved.identity
+    policy = saved.policy
+    limit = "half the managed" if policy.max_prune is None else str(policy.max_prune)
+    rules = [
+        "prune" if policy.prune else "no prune (--no-prune)",
+        f"--max-prune {limit}",
+        *(["--allow-empty"] if policy.allow_empty else []),
+        *(["--recreate"] if policy.recreate else []),
+    ]
+    return "\n".join(
+        [
+            f"Saved plan {file}: instance {who.instance} ({who.shard}), field manager "
+            f"{who.field_manager}",
+            f"Source: {who.source} at {who.commit} (WebApps without a namespace: {who.namespace})",
+            f"Policy: {', '.join(rules)}",
+            "",
+        ]
+    )

@@ -279,3 +279,34 @@ def test_a_selection_that_cannot_work_is_refused(
 ) -> None:
     with pytest.raises(UsageError, match=re.escape(reason)):
         Selection.of(names=names, selector=selector)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_prints_a_script_that_asks_driftctl(run, shell: str) -> None:  # type: ignore[no-untyped-def]
+    ran = run("completion", shell)
+
+    assert ran.code == 0, ran.err
+    assert "_DRIFTCTL_COMPLETE" in ran.out
+    assert f"{shell}_complete" in ran.out
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        pytest.param("driftctl st", ["status"], id="command"),
+        pytest.param("driftctl plan -o ", ["text", "json", "yaml", "markdown"], id="choices"),
+        pytest.param("driftctl completion ", ["bash", "zsh", "fish"], id="shells"),
+    ],
+)
+def test_completion_completes_commands_and_choices(words: str, expected: list[str]) -> None:
+    installed = Path(sys.executable).parent / "driftctl"
+    env = {
+        **os.environ,
+        "_DRIFTCTL_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
+    }
+
+    done = subprocess.run([installed], env=env, capture_output=True, text=True, check=True)
+
+    assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected

@@ -59,6 +59,12 @@ LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
 EVENT = Kind("Event", "/api/v1", "events")
 AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
 KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER)}
+CRD = Kind(
+    "CustomResourceDefinition",
+    "/apis/apiextensions.k8s.io/v1",
+    "customresourcedefinitions",
+    namespaced=False,
+)
 
 
 def _json(body: Any) -> bytes:
@@ -164,6 +170,18 @@ def json_patch(
 def get(kind: Kind, namespace: str, name: str) -> Request:
     return Request(
         "GET", kind.item(namespace, name), what=f"get {c.object_ref(kind.kind, namespace, name)}"
+    )
+
+
+def server_version() -> Request:
+    """The API server's build (`kubectl version`'s Server Version)."""
+    return Request("GET", "/version", what="get the API server's version")
+
+
+def get_crd(name: str = c.CRD_NAME) -> Request:
+    """An installed CustomResourceDefinition (cluster-scoped)."""
+    return Request(
+        "GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get {CRD.kind}/{name}"
     )
 
 
