@@ -25,6 +25,7 @@ from driftctl.cli.batch import apply, plan, unlock
 from driftctl.cli.check import check
 from driftctl.cli.command import Group
 from driftctl.cli.everyday import completion, show, status, version
+from driftctl.cli.install import install, uninstall
 from driftctl.cli.offline import crd, diff, validate
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
@@ -47,6 +48,8 @@ __all__ = ["cli", "main", "report_error"]
         show,
         version,
         completion,
+        install,
+        uninstall,
     ],
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
