@@ -19,10 +19,12 @@ from driftctl.cli.flag_groups import (
     drift_flags,
     lock_flags,
     metrics_flags,
+    notify_flags,
     policy_flags,
     selection_flags,
     shard_flags,
     source_flags,
+    verify_flags,
     waiting_lock_flags,
 )
 from driftctl.cli.flags import F, flag, given, output_flag
@@ -33,11 +35,13 @@ from driftctl.settings import (
     Drift,
     Lock,
     Metrics,
+    Notify,
     Policy,
     SavedPlanUse,
     Selection,
     Shard,
     Source,
+    Verify,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +66,8 @@ if TYPE_CHECKING:
 @policy_flags
 @drift_flags
 @shard_flags
+@verify_flags
+@lock_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output; as -v).")
 @flag(
     "out",
@@ -87,6 +93,8 @@ def plan(
     policy: Policy,
     drift: Drift,
     shard: Shard,
+    verify: Verify,
+    lock: Lock,
     show_unchanged: bool,
     show_foreign: bool,
     out: Path | None,
@@ -103,7 +111,9 @@ def plan(
     selected (and their Deployments): nothing else is planned or pruned, though the prune
     guards count the whole instance. With --shard-count, only this shard's WebApps. With
     --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
-    the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
+    the live uid and resourceVersion of each object, for `apply --plan FILE`. With --verify,
+    a commit `apply` would refuse is refused the same way (exit 3), against the last
+    revision verified that the run lock's Lease records (read, not written). Exit 0 when
     the cluster equals Git, 1 when it differs (apply would change it, or leave it so), 5
     when apply would fail an object or a guard would refuse its prunes, 2/3/4 on errors.
     """
@@ -122,6 +132,8 @@ def plan(
         tick=log.tick(output),
         warn=log.warn,
         selection=selection,
+        verify=verify,
+        lock=lock,
     )
     log.warnings(planned.desired.warnings)
     if output in ("json", "yaml"):
@@ -179,8 +191,10 @@ def saved_plan_alone(command: F) -> F:
 @policy_flags
 @drift_flags
 @shard_flags
+@verify_flags
 @waiting_lock_flags
 @metrics_flags
+@notify_flags
 @flag(
     "plan",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -220,8 +234,10 @@ def apply(
     policy: Policy,
     drift: Drift,
     shard: Shard,
+    verify: Verify,
     lock: Lock,
     metrics: Metrics,
+    notify: Notify,
     plan: Path | None,
     max_events: int,
     yes: bool,
@@ -239,13 +255,21 @@ def apply(
     With NAME... or -l, only the WebApps named or selected: nothing else is written or
     pruned (the prune guards count the whole instance). With --shard-count, only this
     shard's WebApps, under this shard's own Lease; with --pushgateway, the run's metrics are
-    pushed when it ends.
+    pushed when it ends. With receivers (--webhook-url, --slack-webhook-file,
+    --alertmanager-url, --github-repo, --gitlab-project), one digest of what is new goes out
+    when the run ends; a receiver that fails is a warning.
 
     With --plan FILE: applies that saved plan at its commit with its policy, from the source
     it records (--repo, --path and --namespace may be left out). An object whose live uid or
     resourceVersion moved since is planned again: it proceeds when its action and patch are
     unchanged, and is refused (exit 5) otherwise; when none of its changes can be made any
     more (it was applied already), the plan is stale (exit 3, nothing applied).
+
+    With --verify head|all: the commit (all: and every commit since the last revision
+    verified and applied) must be signed by a key of --trusted-keys or --allowed-signers,
+    and must descend from that revision (unless --allow-rewind); otherwise one line names
+    the commit, its signer or "unsigned", and the reason, nothing is written, and the run
+    exits 3. The revision applied is recorded on the run lock's Lease.
     """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
@@ -258,6 +282,7 @@ def apply(
         drift=drift,
         shard=shard,
         metrics=metrics,
+        notify=notify,
         environ=os.environ,
         notice=log.retry,
         warn=log.warn,
@@ -268,6 +293,7 @@ def apply(
         allow_dirty=allow_dirty,
         selection=selection,
         confirm=None if yes else asker(log),
+        verify=verify,
     )
     if output in ("json", "yaml"):
         log.report(as_format(plan_render.outcomes_json(report.outcomes), output))

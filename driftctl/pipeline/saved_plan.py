@@ -74,8 +74,9 @@ def load(
     environ: Mapping[str, str],
     *,
     source_given: bool = True,
-) -> tuple[SavedPlan, DesiredState]:
-    """The saved plan and Git at its commit, or SavedPlanError when it does not belong here.
+) -> tuple[SavedPlan, DesiredState, Source]:
+    """The saved plan, Git at its commit, and the source it was read from; SavedPlanError
+    when the plan does not belong here.
 
     Without `source_given` (no --repo, --path or --namespace on the command line), Git is
     read from the source the plan records, and its WebApps' default namespace is the plan's.
@@ -95,7 +96,7 @@ def load(
     _refuse_unless(path, saved.identity, before_git)
     desired = load_desired(source.at(saved.identity.commit), environ)
     _refuse_unless(path, saved.identity, identity(desired, source, cluster, shard))
-    return saved, desired
+    return saved, desired, source
 
 
 def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
@@ -162,6 +162,7 @@ class Applier:
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
+    verified: tuple[str, str] | None = None  # the run's commit and its signer (--verify)
     _plan: Plan = field(default_factory=lambda: Plan(()))
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
@@ -311,7 +312,7 @@ class Applier:
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return []
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        facts = facts_of(self._plan, key, self._failed)
+        facts = replace(facts_of(self._plan, key, self._failed), verified=self.verified)
         update = status_update(webapp, deployment, self.now, facts)
         if not update.changed:
             return []

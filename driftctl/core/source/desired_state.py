@@ -22,6 +22,9 @@ class Revision:
     source: str  # "<url without credentials>#<path>"
     label: str  # the SHA, `<sha>-dirty` or `uncommitted`: what a run records
     files: int  # manifest files read
+    tag: str | None = None  # the annotated tag object the ref named, if it named one
+    # The fingerprint of the trusted key that signed the commit, once --verify checked it.
+    verified_by: str | None = None
     single_file: bool = False  # --path named one file, not a folder
 
     @classmethod
@@ -33,8 +36,16 @@ class Revision:
             snapshot.source,
             snapshot.label,
             files,
-            snapshot.single_file,
+            snapshot.tag,
+            single_file=snapshot.single_file,
         )
+
+    @property
+    def verified(self) -> tuple[str, str] | None:
+        """The commit and the fingerprint of the key that signed it, once --verify checked it."""
+        if self.revision is None or self.verified_by is None:
+            return None
+        return self.revision, self.verified_by
 
     @property
     def committed(self) -> bool:
