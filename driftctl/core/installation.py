@@ -9,8 +9,9 @@ holds each variant, built with the shipped settings, equal to what `kubectl kust
 renders of its folder: a change to those folders must be made here too, and the reverse.
 
 Everything lives in driftctl's namespace (conventions.LOCK_NAMESPACE), where every run
-keeps its lock. The Git credentials' Secret (driftctl-git) is never made here: driftctl
-touches no Secret; the settings only name the files it mounts, when asked (`git_auth`).
+keeps its lock. The Git credentials' Secret (driftctl-git) and the keys --verify trusts
+(driftctl-keys) are never made here: driftctl touches no Secret; both are mounted when they
+exist, and the settings only name the credentials' files, when asked (`git_auth`).
 `uninstall_order` says in what order an installation is taken down (docs/how-to/
 upgrade-and-uninstall.md): the runs stopped first, the finalizers released, then the rest.
 """
@@ -31,6 +32,8 @@ NAME = "driftctl"  # the ServiceAccount, the roles, the CronJob or Deployment
 SETTINGS = "driftctl-settings"
 GIT_SECRET = "driftctl-git"
 GIT_FILES = "/var/run/secrets/driftctl/git"
+KEYS_SECRET = "driftctl-keys"
+KEY_FILES = "/var/run/secrets/driftctl/keys"
 DEFAULT_SCHEDULE = "*/5 * * * *"
 _NAME_LABEL = {c.NAME_LABEL: NAME}
 
@@ -146,11 +149,13 @@ def _binding(kind: str, name: str, namespace: str | None, role_kind: str) -> Obj
 
 
 def _lock_rbac() -> list[Obj]:
-    """The run lock, a Lease in driftctl's namespace, and the Event about it."""
+    """The run lock, a Lease in driftctl's namespace, the Event about it, and the
+    notifications' record (a ConfigMap beside the Lease)."""
     role = _object("rbac.authorization.k8s.io/v1", "Role", "driftctl-lock", NAMESPACE)
     role["rules"] = [
         _rule("coordination.k8s.io", "leases", "get", "create", "update"),
         _rule("", "events", "create"),
+        _rule("", "configmaps", "get", "create", "update"),
     ]
     binding = _binding("RoleBinding", "driftctl-lock", NAMESPACE, "Role")
     return [_labelled(role), _labelled(binding)]
@@ -237,6 +242,7 @@ def _container(install: Installation, command: str) -> Obj:
             {"mountPath": "/var/cache/driftctl", "name": "git-cache"},
             {"mountPath": "/tmp", "name": "tmp"},
             {"mountPath": GIT_FILES, "name": "git-credentials", "readOnly": True},
+            {"mountPath": KEY_FILES, "name": "trusted-keys", "readOnly": True},
         ],
     }
 
@@ -260,6 +266,10 @@ def _pod_spec(container: Obj) -> Obj:
             {
                 "name": "git-credentials",
                 "secret": {"defaultMode": 0o440, "optional": True, "secretName": GIT_SECRET},
+            },
+            {
+                "name": "trusted-keys",
+                "secret": {"defaultMode": 0o444, "optional": True, "secretName": KEYS_SECRET},
             },
         ],
     }
