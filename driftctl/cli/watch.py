@@ -78,8 +78,8 @@ def watch(
     and Deployments and reconciles a WebApp as soon as it or its Deployment changes, with
     the same plan and apply as `apply` (--timeout bounds each reconcile); a failed one is
     tried again after 1 s, doubling up to 5 minutes. It looks at the Git ref every
-    --git-poll seconds and runs a full plan and apply when it moved, and every --resync
-    seconds. With receivers (as apply's), one digest per --notify-window of what the
+    --git-poll (e.g. 30s) and runs a full plan and apply when it moved, and every --resync
+    (e.g. 10m). With receivers (as apply's), one digest per --notify-window of what the
     reconciles did or found. Serves /healthz, /readyz and Prometheus /metrics on
     --metrics-addr. Runs until SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when
     the cluster cannot be used, 6 when it lost the Lease to another process or could not
