@@ -33,17 +33,22 @@ def version(*, client: bool, cluster: Cluster, output: str) -> None:
 
     The CRD line says whether the cluster's WebApp CRD has the schema this driftctl
     generates (`driftctl crd`); when it has another, install this driftctl's. With
-    --client, no cluster is read. Exit 0; 4 when the cluster cannot be read.
+    --client, no cluster is read. Exit 0; 4 when the cluster cannot be read (as text, the
+    client's line is printed first all the same).
     """
     from driftctl.pipeline import everyday
     from driftctl.render import overview
 
-    found = everyday.versions(None if client else cluster, TextLog(style()).retry)
-    document = overview.version_document(*found)
-    text = overview.version_json(document)
-    click.echo(
-        overview.version_text(document) if output == "text" else as_format(text, output), nl=False
-    )
+    here = everyday.client_version()
+    if output == "text":  # as kubectl's: the client's line even when the cluster fails
+        document = overview.version_document(*here, None, None)
+        click.echo(overview.client_version_text(document), nl=False)
+    found = everyday.cluster_versions(None if client else cluster, TextLog(style()).retry)
+    document = overview.version_document(*here, *found)
+    if output == "text":
+        click.echo(overview.cluster_version_text(document), nl=False)
+    else:
+        click.echo(as_format(overview.version_json(document), output), nl=False)
 
 
 @command(

@@ -60,19 +60,24 @@ def status(
     return instance_status(desired, live, preparation, instance=cluster.instance), held
 
 
-Versions = tuple[str, str, dict[str, Any] | None, tuple[CrdState, tuple[str, ...]] | None]
+ClientVersion = tuple[str, str]
+ClusterVersions = tuple[dict[str, Any] | None, tuple[CrdState, tuple[str, ...]] | None]
 
 
-def versions(cluster: Cluster | None, notice: Notice) -> Versions:
-    """The `version` command: this driftctl's and Python's; with a cluster, the API server's
-    build and the WebApp CRD it has against this driftctl's."""
-    client = (__version__, platform.python_version())
+def client_version() -> ClientVersion:
+    """The `version` command's first line: this driftctl's and Python's."""
+    return (__version__, platform.python_version())
+
+
+def cluster_versions(cluster: Cluster | None, notice: Notice) -> ClusterVersions:
+    """The rest of `version`, with a cluster: the API server's build and the WebApp CRD it
+    has against this driftctl's (nothing read without one)."""
     if cluster is None:
-        return (*client, None, None)
+        return (None, None)
     kube = open_cluster(cluster, notice)
     server = kube.send(r.server_version())
     installed = kube.send_unless_missing(r.get_crd())
-    return (*client, server, (crd_state(installed, webapp_crd()), crd_versions(installed)))
+    return (server, (crd_state(installed, webapp_crd()), crd_versions(installed)))
 
 
 def saved(path: Path) -> SavedPlan:

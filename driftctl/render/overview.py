@@ -150,10 +150,16 @@ def version_document(
     }
 
 
-def version_text(document: dict[str, Any]) -> str:
-    """`Client: driftctl 0.1.0 (Python 3.11.7)`, then the server and the CRD when read."""
+def client_version_text(document: dict[str, Any]) -> str:
+    """`Client: driftctl 0.1.0 (Python 3.11.7)`: `version` prints it before it reads the
+    cluster, whose lines (cluster_version_text) follow."""
     client = document["client"]
-    lines = [f"Client: driftctl {client['driftctl']} (Python {client['python']})"]
+    return f"Client: driftctl {client['driftctl']} (Python {client['python']})\n"
+
+
+def cluster_version_text(document: dict[str, Any]) -> str:
+    """The server's and the CRD's lines, when read (empty when not)."""
+    lines = []
     if document["server"] is not None:
         server = document["server"]
         lines.append(f"Server: Kubernetes {server['gitVersion']} ({server['platform']})")
@@ -165,7 +171,7 @@ def version_text(document: dict[str, Any]) -> str:
             lines.append(
                 "     install this driftctl's: driftctl crd | kubectl apply --server-side -f -"
             )
-    return "\n".join(lines) + "\n"
+    return "".join(f"{line}\n" for line in lines)
 
 
 def version_json(document: dict[str, Any]) -> str:

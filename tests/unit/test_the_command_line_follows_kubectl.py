@@ -281,6 +281,15 @@ def test_a_selection_that_cannot_work_is_refused(
         Selection.of(names=names, selector=selector)
 
 
+def test_version_prints_the_clients_before_a_cluster_it_cannot_read(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """As `kubectl version`: the client's line first, then why the server's is missing."""
+    ran = run("version", "--kubeconfig", str(tmp_path / "nope" / "config"))
+
+    assert ran.code == 4
+    assert re.fullmatch(r"Client: driftctl \S+ \(Python \S+\)\n", ran.out)
+    assert "does not exist" in ran.err
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_prints_a_script_that_asks_driftctl(run, shell: str) -> None:  # type: ignore[no-untyped-def]
     ran = run("completion", shell)
