@@ -40,6 +40,7 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     ExitCode.OK: "success; `plan`/`diff`: nothing to change; `validate`: the input is valid; "
     "`check`: nothing that `--fail-on` names was found",
     ExitCode.CHANGES: "`plan`/`diff`: changes found (the kubectl/Flux/Argo CD convention); "
+    "`plan`: also drift its flags leave (`--no-prune`, a replace without `--recreate`); "
     "`check`: found a prune, replace, drift or change, or an unsigned or untrusted commit, "
     "that `--fail-on` names",
     ExitCode.USAGE: "usage error: bad flags; `plan --out` of a dirty working tree; drift or "
@@ -53,7 +54,8 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     ExitCode.ENVIRONMENT: "environment error: Git or the cluster unreachable, authentication "
     "or permission refused; a transient failure the retries gave up on",
     ExitCode.PARTIAL_FAILURE: "`apply` finished with some objects failed, or a prune guard "
-    "refused (the others were applied)",
+    "refused (the others were applied); `plan`: `apply` with the same flags would (an object "
+    "the API server refuses, another owner's, a prune refused)",
     ExitCode.LOCKED: "another run holds the lock; `watch` lost its Lease or passed its renew "
     "deadline",
     ExitCode.NOT_ROLLED_OUT: "`apply --wait`: everything was applied, but the rollout of a "
@@ -148,6 +150,7 @@ _OTHERS: Final = (
     ("GIT_TOKEN_ENV", "the variable a token for an `https://` repository is read from", "{}"),
     ("DEFAULT_INSTANCE", "the instance when `--instance` is not given", "{}"),
     ("DEFAULT_NAMESPACE", "the namespace of a WebApp that names none (`--namespace`)", "{}"),
+    ("LOCK_NAMESPACE", "where every run keeps its run lock, the Lease (`--lock-namespace`)", "{}"),
 )
 # Companions shown in another name's row, and the resource's own names (the CRD page).
 _SHOWN_ELSEWHERE: Final = frozenset(

@@ -55,6 +55,10 @@ REMOVED_AT_ANNOTATION: Final = "driftctl.example.com/removed-at"  # when it was 
 AUTOSCALER_KIND: Final = "HorizontalPodAutoscaler"
 
 DEFAULT_NAMESPACE: Final = "default"
+# Where every run of every instance keeps its run lock (and the Event summing up a run),
+# wherever it runs: a laptop, CI or the CronJob's Pod. driftctl's own installation lives
+# there too (cronjob/, operator/), so the Lease is found by all of them without a flag.
+LOCK_NAMESPACE: Final = "driftctl-system"
 
 
 def lease_name(instance: str, shard: int | None = None) -> str:

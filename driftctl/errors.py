@@ -99,3 +99,10 @@ class LockHeld(DriftctlError):
     """Another run holds this instance's lock."""
 
     exit_code = ExitCode.LOCKED
+
+
+class Declined(DriftctlError):
+    """A person answered no when apply asked: nothing was applied, the cluster still differs
+    from Git (plan's exit code for that)."""
+
+    exit_code = ExitCode.CHANGES

@@ -17,7 +17,8 @@ cluster is touched. Pure: no environment, no files.
 - `Drift`: what counts as drift: whose fields outside Git are reverted, which fields are
   ignored (`plan` and `apply` take the same flags; the grammar of an ignore rule is
   driftctl.ignore_rules);
-- `Lock`: the run lock, which `apply` takes (and whose Lease may suspend the instance);
+- `Lock`: the run lock, which `apply` takes (and `watch`, as its leader election; its Lease
+  may suspend the instance);
 - `Shard`: which part of the instance's WebApps one process plans and applies;
 - `Metrics`: where `apply` pushes its metrics when the run ends (a Pushgateway).
 - `Wait`: whether `apply` waits for the rollouts of the WebApps it changed, and how long;
@@ -27,6 +28,7 @@ cluster is touched. Pure: no environment, no files.
   reads the cluster;
 - `Verify`: which commits must be signed by a trusted key before anything is applied, the
   files the keys are read from, and whether a rewind is allowed.
+- `Selection`: which WebApps a run acts on (`NAME...` or a label selector), and prunes.
 """
 
 from __future__ import annotations
@@ -34,14 +36,19 @@ from __future__ import annotations
 import datetime
 import re
 import urllib.parse
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
-from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
+from driftctl.kube_formats import (
+    label_key_problem,
+    label_problem,
+    label_value_problem,
+    subdomain_problem,
+)
 from driftctl.policies import ChangePolicy, DriftPolicy, Propagation, PrunePolicy
 from driftctl.schedules import Window, parse_duration
 
@@ -124,7 +131,11 @@ class Cluster:
     def __post_init__(self) -> None:
         problem = instance_problem(self.instance)
         if problem is not None:
-            raise UsageError(f"--instance {problem}")
+            raise UsageError(
+                f"--instance {problem}",
+                hint="the instance is a label value and names the run lock's Lease, "
+                "driftctl-<instance>",
+            )
         for namespace in self.namespaces:
             if problem := label_problem(namespace):
                 raise UsageError(f"--target-namespaces: {namespace!r} {problem}")
@@ -147,10 +158,12 @@ def namespace_list(text: str | None) -> tuple[str, ...]:
 
 
 def instance_problem(instance: str) -> str | None:
-    """Why `instance` cannot name an instance: it is a label value and part of a Lease name."""
+    """Why `instance` cannot name an instance: it is a label value and part of a Lease name
+    (`driftctl-<instance>` is a subdomain exactly when the instance is one). The reason
+    quotes the instance as given, never the Lease name made of it."""
     if not instance:
         return "must not be empty"
-    return label_value_problem(instance) or subdomain_problem(c.lease_name(instance))
+    return label_value_problem(instance) or subdomain_problem(instance)
 
 
 @dataclass(frozen=True)
@@ -257,13 +270,14 @@ class Policy:
 
 @dataclass(frozen=True)
 class Lock:
-    """The run lock of `apply`: a Lease driftctl-<instance>."""
+    """The run lock of `apply`: a Lease driftctl-<instance>, in one namespace wherever a run
+    runs (a laptop's and a Pod's runs of one instance take the same Lease)."""
 
-    namespace: str | None = None  # None: the Pod's namespace in a cluster, else default
+    namespace: str = c.LOCK_NAMESPACE
     timeout: float = 0.0  # seconds to wait for another run's lock
 
     def __post_init__(self) -> None:
-        if self.namespace is not None and (problem := label_problem(self.namespace)):
+        if problem := label_problem(self.namespace):
             raise UsageError(f"--lock-namespace {problem}")
 
 
@@ -387,11 +401,17 @@ class Watch:
         resync: float,
         git_poll: float,
         metrics_addr: str,
-        lease_duration: int = 30,
+        lease_duration: float = 30,
         shard_count: int = 1,
         shard_index: int | None = None,
     ) -> Watch:
-        """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all)."""
+        """The settings from their flags (--metrics-addr as HOST:PORT, or :PORT for all;
+        --lease-duration in whole seconds, as a Lease holds it)."""
+        if lease_duration != int(lease_duration):
+            raise UsageError(
+                f"--lease-duration must be whole seconds, got {lease_duration:g}s",
+                hint="a Lease's leaseDurationSeconds is an integer",
+            )
         host, colon, port = metrics_addr.rpartition(":")
         if not colon or not port.isdigit():
             raise UsageError(
@@ -399,7 +419,7 @@ class Watch:
                 hint="for example --metrics-addr 127.0.0.1:8080 or --metrics-addr :8080",
             )
         host = host.strip("[]") or "0.0.0.0"
-        return cls(resync, git_poll, host, int(port), lease_duration, shard_count, shard_index)
+        return cls(resync, git_poll, host, int(port), int(lease_duration), shard_count, shard_index)
 
 
 MIN_LEASE_SECONDS = 3
@@ -524,6 +544,117 @@ class SavedPlanUse:
                 f"drop {', '.join(self.also_given)}",
                 hint="make a new plan with those flags instead",
             )
+
+
+_SET_REQUIREMENT = re.compile(r"^\s*([^\s!=(),]+)\s+(in|notin)\s+\(([^()]*)\)\s*$")
+_EQUALITY = re.compile(r"^\s*([^\s!=(),]+)\s*(!=|==|=)\s*([^\s!=(),]*)\s*$")
+_EXISTS = re.compile(r"^\s*(!?)\s*([^\s!=(),]+)\s*$")
+_SELECTOR_PARTS = re.compile(r",(?![^()]*\))")  # commas outside parentheses
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of a label selector, kubectl's: `k=v`, `k!=v`, `k in (a,b)`,
+    `k notin (a,b)`, `k` (has the label), `!k` (lacks it)."""
+
+    key: str
+    operator: str  # "=", "!=", "in", "notin", "exists", "!"
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether an object with `labels` meets this requirement."""
+        has = self.key in labels
+        if self.operator == "exists":
+            return has
+        if self.operator == "!":
+            return not has
+        value = labels.get(self.key)
+        if self.operator in ("=", "in"):
+            return has and value in self.values
+        return not has or value not in self.values  # != and notin, as Kubernetes reads them
+
+
+def parse_selector(text: str) -> tuple[Requirement, ...]:
+    """`-l/--selector`, as kubectl reads it: requirements separated by commas, all to hold."""
+    out: list[Requirement] = []
+    for part in _SELECTOR_PARTS.split(text) if text.strip() else []:
+        requirement = _requirement(part)
+        if requirement is None:
+            raise UsageError(
+                f"--selector: {part.strip()!r} is not a label requirement",
+                hint="as kubectl's -l: team=web, tier!=db, env in (prod,staging), canary, !legacy",
+            )
+        for problem in _label_problems(requirement):
+            raise UsageError(f"--selector: {part.strip()!r} {problem}")
+        out.append(requirement)
+    return tuple(out)
+
+
+def _requirement(part: str) -> Requirement | None:
+    if found := _SET_REQUIREMENT.match(part):
+        values = tuple(value.strip() for value in found[3].split(","))
+        return Requirement(found[1], found[2], values)
+    if found := _EQUALITY.match(part):
+        operator = "=" if found[2] == "==" else found[2]
+        return Requirement(found[1], operator, (found[3],))
+    if found := _EXISTS.match(part):
+        return Requirement(found[2], "!" if found[1] else "exists")
+    return None
+
+
+def _label_problems(requirement: Requirement) -> Iterable[str]:
+    if problem := label_key_problem(requirement.key):
+        yield problem
+    for value in requirement.values:
+        if problem := label_value_problem(value):
+            yield f"has an invalid value: {problem}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which WebApps a run acts on: `NAME...` (a name in any namespace, or namespace/name)
+    or `-l/--selector`; neither: all of them. A selected run plans, applies and prunes
+    only what it selects (core.planning.selection), as kubectl's `NAME` and `-l` limit a
+    command, and the prune guards still count the whole instance."""
+
+    names: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
+    selector: str = ""  # -l as given, for messages
+
+    def __post_init__(self) -> None:
+        if self.names and self.selector.strip():
+            raise UsageError(
+                "name WebApps or give --selector, not both", hint="as kubectl refuses both"
+            )
+        for name in self.names:
+            namespace, _slash, short = name.rpartition("/")
+            problems = [subdomain_problem(short)] + (
+                [label_problem(namespace)] if namespace else []
+            )
+            for problem in problems:
+                if problem is not None:
+                    raise UsageError(f"NAME {name!r}: {problem}", hint="NAME or NAMESPACE/NAME")
+
+    @classmethod
+    def of(cls, *, names: Sequence[str], selector: str | None) -> Selection:
+        """The selection from `NAME...` and `-l`."""
+        text = selector or ""
+        return cls(tuple(dict.fromkeys(names)), parse_selector(text), text)
+
+    @property
+    def everything(self) -> bool:
+        """Whether nothing was named or selected: the run acts on the whole instance."""
+        return not self.names and not self.requirements
+
+    def names_place(self, namespace: str, name: str) -> bool:
+        """Whether a WebApp at (namespace, name) is one of `names`."""
+        return any(each in (name, f"{namespace}/{name}") for each in self.names)
+
+    def __str__(self) -> str:
+        return " ".join(self.names) if self.names else f"-l {self.selector}"
+
+
+EVERYTHING = Selection()
 
 
 # The kubectl family: fields these managers own are a person's edits, and drift.

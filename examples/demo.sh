@@ -114,6 +114,7 @@ EOF
     run kubectl wait webapp/shop -n demo --for=condition=Ready --timeout=10s
 else
     step "Plan, then apply: everything is created"
+    kubectl create namespace driftctl-system >/dev/null  # where apply keeps its run lock
     run driftctl plan --repo "$repo" --ref main --path apps
     run driftctl apply --repo "$repo" --ref main --path apps
     run kubectl get webapps,deployments -n demo
@@ -160,7 +161,8 @@ step "docs is removed from Git: pruned through its finalizer"
 sed -i '/^---$/,$d' "$repo/apps/blog.yaml"
 commit -am "remove docs"
 run driftctl diff --repo "$repo" --base main~1 --head main --path apps
-run driftctl apply --repo "$repo" --ref main --path apps
+# --yes: on a terminal apply asks before it prunes (a demo runs through)
+run driftctl apply --repo "$repo" --ref main --path apps --yes
 run kubectl get webapps,deployments -n demo
 
 step "The events driftctl recorded on the WebApps"

@@ -23,6 +23,9 @@ import click
 from driftctl import __version__
 from driftctl.cli.batch import apply, plan, unlock
 from driftctl.cli.check import check
+from driftctl.cli.command import Group
+from driftctl.cli.everyday import completion, show, status, version
+from driftctl.cli.install import install, uninstall
 from driftctl.cli.offline import crd, diff, validate
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
@@ -31,7 +34,23 @@ __all__ = ["cli", "main", "report_error"]
 
 
 @click.group(
-    commands=[crd, validate, diff, plan, apply, check, watch, unlock],
+    cls=Group,
+    commands=[
+        crd,
+        validate,
+        diff,
+        plan,
+        apply,
+        check,
+        watch,
+        unlock,
+        status,
+        show,
+        version,
+        completion,
+        install,
+        uninstall,
+    ],
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name="driftctl")
@@ -49,12 +68,29 @@ def report_error(error: DriftctlError) -> None:
         click.echo(f"hint: {error.hint}", err=True)
 
 
+def dry_run_answer(unknown: click.NoSuchOption) -> click.UsageError:
+    """kubectl's `--dry-run` asked of a command that has none: where its dry run is."""
+    name = unknown.ctx.info_name if unknown.ctx else "driftctl"
+    if name in ("apply", "watch"):
+        where = (
+            "`driftctl plan` with the same flags is its dry run: it dry-runs every change on "
+            "the API server and prints exactly what apply would do (`-o json` for a machine)"
+        )
+    else:
+        where = "it writes nothing to the cluster"
+    return click.UsageError(f"{name} has no --dry-run: {where}", unknown.ctx)
+
+
 def main() -> None:
     """Entry point of the `driftctl` command: run, and map errors to exit codes."""
     try:
         code = cli.main(standalone_mode=False)
     except click.exceptions.Exit as done:
         code = done.exit_code
+    except click.NoSuchOption as unknown:
+        answer = dry_run_answer(unknown) if unknown.option_name == "--dry-run" else unknown
+        answer.show()
+        code = ExitCode.USAGE
     except click.ClickException as usage:
         usage.show()
         code = ExitCode.USAGE

@@ -6,6 +6,7 @@ import os
 
 import click
 
+from driftctl.cli.command import command
 from driftctl.cli.flag_groups import (
     check_flags,
     cluster_flags,
@@ -16,7 +17,7 @@ from driftctl.cli.flag_groups import (
     verify_flags_without_rewind,
 )
 from driftctl.cli.flags import flag, output_flag
-from driftctl.cli.logs import TextLog, style
+from driftctl.cli.logs import TextLog, as_format, style
 from driftctl.settings import (
     Check,
     Cluster,
@@ -29,7 +30,15 @@ from driftctl.settings import (
 )
 
 
-@click.command()
+@command(
+    examples=[
+        "# In CI: a Markdown comment for the pull request, failing on prunes and replaces:",
+        "$ driftctl check --base origin/main --head HEAD --path apps -o markdown \\",
+        "    --fail-on invalid,prune,replace",
+        "# With a cluster: what merging does to it, apart from drift already there:",
+        "$ driftctl check --base main --head feature --path apps --context prod",
+    ]
+)
 @flag("base", required=True, help="Branch, tag or commit the pull request merges into.")
 @flag(
     "head",
@@ -42,7 +51,7 @@ from driftctl.settings import (
 @lock_flags
 @verify_flags_without_rewind
 @check_flags
-@output_flag("text", "json", "markdown")
+@output_flag("text", "json", "yaml", "markdown")
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -89,8 +98,8 @@ def check(
         environ=os.environ,
         notice=TextLog(style()).retry,
     )
-    if output == "json":
-        click.echo(check_render.check_json(report), nl=False)
+    if output in ("json", "yaml"):
+        click.echo(as_format(check_render.check_json(report), output), nl=False)
     elif output == "markdown":
         click.echo(check_render.check_markdown(report, settings.max_bytes), nl=False)
     else:

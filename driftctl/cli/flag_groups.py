@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from driftctl import conventions as c
-from driftctl.cli.flags import FlagGroup, flag
+from driftctl.cli.flags import Duration, FlagGroup, flag
 from driftctl.policies import ChangePolicy, DriftPolicy, Propagation, PrunePolicy
 from driftctl.settings import (
     DEFAULT_CONCURRENCY,
@@ -31,6 +31,7 @@ from driftctl.settings import (
     Metrics,
     Notify,
     Policy,
+    Selection,
     Shard,
     Source,
     Verify,
@@ -104,10 +105,10 @@ def _source_of(
     return Source(repo, ref, path, cache_dir, namespace, skip_unknown_kinds, auth)
 
 
-source_flags = FlagGroup("source", _source_of, _repo, _ref, *_source)
+source_flags = FlagGroup("source", _source_of, _repo, _ref, *_source, title="Source flags")
 """--repo, --ref, --path, --cache-dir, --namespace, --skip-unknown-kinds and the Git
 credential files: a `Source`."""
-source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source)
+source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source, title="Source flags")
 """The same without --ref, for the commands that read two refs (--base and --head)."""
 
 
@@ -116,10 +117,10 @@ def _cluster_of(
     kubeconfig: str | None,
     context: str | None,
     instance: str,
-    field_manager: str,
+    field_manager: str = c.FIELD_MANAGER,
     timeout: float,
-    concurrency: int,
-    target_namespaces: str | None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    target_namespaces: str | None = None,
 ) -> Cluster:
     scope = namespace_list(target_namespaces)
     return Cluster(
@@ -127,30 +128,34 @@ def _cluster_of(
     )
 
 
+_kubeconfig = flag(
+    "kubeconfig",
+    env=["KUBECONFIG"],
+    type=click.Path(dir_okay=False),
+    help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a cluster).",
+)
+_context = flag("context", help="Kubeconfig context to use (default: its current context).")
+_instance = flag(
+    "instance",
+    default=c.DEFAULT_INSTANCE,
+    help="This driftctl's instance: it only sees and changes objects labelled "
+    f"{c.INSTANCE_LABEL}=<instance>.",
+)
+_timeout = flag(
+    "timeout",
+    type=Duration(minimum=1),
+    default="5m",
+    help="How long the whole run may take, retries of transient failures included (30s, 5m, "
+    "or seconds).",
+)
 cluster_flags = FlagGroup(
     "cluster",
     _cluster_of,
-    flag(
-        "kubeconfig",
-        env=["KUBECONFIG"],
-        type=click.Path(dir_okay=False),
-        help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a "
-        "cluster).",
-    ),
-    flag("context", help="Kubeconfig context to use (default: its current context)."),
-    flag(
-        "instance",
-        default=c.DEFAULT_INSTANCE,
-        help="This driftctl's instance: it only sees and changes objects labelled "
-        f"{c.INSTANCE_LABEL}=<instance>.",
-    ),
+    _kubeconfig,
+    _context,
+    _instance,
     flag("field-manager", default=c.FIELD_MANAGER, help="Field manager of server-side apply."),
-    flag(
-        "timeout",
-        type=click.FloatRange(min=1),
-        default=300,
-        help="Seconds the whole run may take, retries of transient failures included.",
-    ),
+    _timeout,
     flag(
         "concurrency",
         type=click.IntRange(min=1, max=64),
@@ -164,6 +169,7 @@ cluster_flags = FlagGroup(
         help="Read and write only these namespaces (for namespace-scoped RBAC); a WebApp "
         "declared elsewhere is refused (default: the whole cluster).",
     ),
+    title="Cluster flags",
 )
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
@@ -176,6 +182,35 @@ class WindowText(click.types.StringParamType):
     name = "window"
     envvar_list_splitter = ";"
 
+
+reading_flags = FlagGroup(
+    "cluster",
+    _cluster_of,
+    _kubeconfig,
+    _context,
+    _instance,
+    flag(
+        "field-manager",
+        default=c.FIELD_MANAGER,
+        help="Field manager whose fields are Git's (as plan reads them).",
+    ),
+    _timeout,
+    flag(
+        "target-namespaces",
+        metavar="NS[,NS...]",
+        help="Read only these namespaces (for namespace-scoped RBAC).",
+    ),
+    title="Cluster flags",
+)
+"""--kubeconfig, --context, --instance, --field-manager, --timeout, --target-namespaces: a
+`Cluster`, for the commands that only read (status, version): no --concurrency."""
+
+connection_flags = FlagGroup(
+    "cluster", _cluster_of, _kubeconfig, _context, _instance, _timeout, title="Cluster flags"
+)
+"""--kubeconfig, --context, --instance, --timeout: a `Cluster`, for the commands that only
+read or free the run lock and the instance's objects (unlock, status, version): the flags of
+writing and planning (--field-manager, --concurrency, --target-namespaces) do nothing there."""
 
 policy_flags = FlagGroup(
     "policy",
@@ -252,6 +287,7 @@ policy_flags = FlagGroup(
         is_flag=True,
         help="Go through the windows for this one run (each Event it records says so).",
     ),
+    title="Policy flags",
 )
 """--prune/--no-prune, --allow-empty, --max-prune, --recreate and the controls (the change,
 drift and prune policies, --prune-propagation, --quarantine-grace, --window,
@@ -295,6 +331,7 @@ drift_flags = FlagGroup(
         metavar="NAME",
         help="A field manager whose fields are not drift (as --ignore); repeat it.",
     ),
+    title="Drift flags",
 )
 """--override-manager, --ignore, --ignore-manager: a `Drift`, what counts as drift
 (`plan --show-foreign`, its own flag, is added to it)."""
@@ -320,20 +357,22 @@ shard_flags = FlagGroup(
         default=0,
         help="This run's shard, 0 to count-1 (an Indexed Job sets JOB_COMPLETION_INDEX).",
     ),
+    title="Shard flags",
 )
 """--shard-count, --shard-index: a `Shard`, to plan, apply and prune only its WebApps."""
 
 
-def _lock_of(*, lock_namespace: str | None, lock_timeout: float = 0) -> Lock:
+def _lock_of(*, lock_namespace: str, lock_timeout: float = 0) -> Lock:
     return Lock(lock_namespace, lock_timeout)
 
 
 _lock_namespace = flag(
     "lock-namespace",
-    help="Namespace of the run lock, Lease driftctl-<instance> (default: the Pod's namespace "
-    "in a cluster, else default).",
+    default=c.LOCK_NAMESPACE,
+    help="Namespace of the run lock, Lease driftctl-<instance>, wherever driftctl runs: every "
+    "run of an instance must name the same.",
 )
-lock_flags = FlagGroup("lock", _lock_of, _lock_namespace)
+lock_flags = FlagGroup("lock", _lock_of, _lock_namespace, title="Lock flags")
 """--lock-namespace: a `Lock` that does not wait for another run's."""
 waiting_lock_flags = FlagGroup(
     "lock",
@@ -341,10 +380,11 @@ waiting_lock_flags = FlagGroup(
     _lock_namespace,
     flag(
         "lock-timeout",
-        type=click.FloatRange(min=0),
-        default=0,
-        help="Seconds to wait for another run's lock before exiting 6.",
+        type=Duration(),
+        default="0s",
+        help="How long to wait for another run's lock before exiting 6 (30s, 5m, or seconds).",
     ),
+    title="Lock flags",
 )
 """--lock-namespace, --lock-timeout: a `Lock` that may wait (apply)."""
 
@@ -357,6 +397,7 @@ metrics_flags = FlagGroup(
         help="Push the run's metrics to this Prometheus Pushgateway when it ends "
         "(http://host:9091); a failed push is a warning.",
     ),
+    title="Metrics flags",
 )
 """--pushgateway: `Metrics`, where apply pushes them."""
 
@@ -389,16 +430,16 @@ watch_flags = FlagGroup(
     Watch.of,
     flag(
         "resync",
-        type=click.FloatRange(min=1),
-        default=300,
-        help="Seconds between full plans and applies (fresh LISTs), so that anything a watch "
+        type=Duration(minimum=1),
+        default="5m",
+        help="Time between full plans and applies (fresh LISTs), so that anything a watch "
         "missed converges.",
     ),
     flag(
         "git-poll",
-        type=click.FloatRange(min=0.1),
-        default=15,
-        help="Seconds between looks at the Git ref; the commit is fetched only when it moved.",
+        type=Duration(minimum=0.1),
+        default="15s",
+        help="Time between looks at the Git ref; the commit is fetched only when it moved.",
     ),
     flag(
         "metrics-addr",
@@ -408,10 +449,10 @@ watch_flags = FlagGroup(
     ),
     flag(
         "lease-duration",
-        type=click.IntRange(min=3),
-        default=30,
-        help="Seconds a standby waits for a silent leader. The leader renews every third of "
-        "it and stops (exit 6) when no renewal succeeded for two thirds of it.",
+        type=Duration(minimum=3),
+        default="30s",
+        help="How long a standby waits for a silent leader (whole seconds). The leader renews "
+        "every third of it and stops (exit 6) when no renewal succeeded for two thirds of it.",
     ),
     flag(
         "shard-count",
@@ -426,6 +467,7 @@ watch_flags = FlagGroup(
         help="Lead only this shard (default: whichever shard's Lease is free, so that the "
         "replicas of one Deployment share the shards out).",
     ),
+    title="Watch flags",
 )
 """--resync, --git-poll, --metrics-addr, --lease-duration, --shard-count, --shard-index:
 `Watch`, how watch paces itself and which shard it leads."""
@@ -447,8 +489,25 @@ check_flags = FlagGroup(
         help="Most bytes of the Markdown report (a GitHub comment holds 65,536 characters).",
     ),
     flag("offline", is_flag=True, help="Never read the cluster, even with credentials."),
+    title="Check flags",
 )
 """--fail-on, --max-bytes, --offline: `Check`, what makes the pre-merge check fail."""
+
+selection_flags = FlagGroup(
+    "selection",
+    Selection.of,
+    click.argument("names", nargs=-1, metavar="[NAME]..."),
+    flag(
+        "selector",
+        short="-l",
+        metavar="SELECTOR",
+        help="Act only on the WebApps whose labels match, as kubectl's -l (team=web, "
+        "env in (prod,staging), !legacy); prunes too. Instead of NAME...",
+    ),
+    title="Selection",
+)
+"""`NAME...` (WebApps by name, or namespace/name) and -l/--selector: a `Selection`, the
+WebApps a run plans, applies and prunes (the guards count the whole instance)."""
 
 
 def _verify_of(
@@ -494,10 +553,11 @@ verify_flags = FlagGroup(
         help="With --verify, apply a commit that does not descend from the last revision "
         "verified and applied (a force-push back; its head is checked as on a first run).",
     ),
+    title="Verify flags",
 )
 """--verify, --trusted-keys, --allowed-signers, --allow-rewind: a `Verify`, which commits
 must be signed by a trusted key before anything is applied (plan, apply, watch)."""
-verify_flags_without_rewind = FlagGroup("verify", _verify_of, *_verify)
+verify_flags_without_rewind = FlagGroup("verify", _verify_of, *_verify, title="Verify flags")
 """The same without --allow-rewind, for `check` (a pull request is never a rewind)."""
 _file = click.Path(dir_okay=False, path_type=Path)
 _notify = (
@@ -509,13 +569,13 @@ _notify = (
     ),
     flag(
         "notify-repeat",
-        type=click.FloatRange(min=0),
+        type=Duration(minimum=0),
         default=86_400,
         help="Seconds before something told and unchanged is told again (0: never).",
     ),
     flag(
         "notify-timeout",
-        type=click.FloatRange(min=1),
+        type=Duration(minimum=1),
         default=10,
         help="Seconds each receiver may take, retries included; a receiver that fails is a "
         "warning, never a failed run.",
@@ -546,7 +606,7 @@ _notify = (
     ),
     flag(
         "alertmanager-ttl",
-        type=click.FloatRange(min=60),
+        type=Duration(minimum=60),
         default=3_600,
         help="Seconds a firing alert lasts unless a later run sends it again (above the time "
         "between runs).",
@@ -576,7 +636,7 @@ _notify = (
     flag("gitlab-token-file", type=_file, help="File holding the GitLab token."),
     flag("gitlab-api", metavar="URL", help="GitLab's API (https://HOST/api/v4)."),
 )
-notify_flags = FlagGroup("notify", Notify.of, *_notify)
+notify_flags = FlagGroup("notify", Notify.of, *_notify, title="Notification flags")
 """The receivers, what they are told and how long they may take: `Notify` (apply)."""
 watching_notify_flags = FlagGroup(
     "notify",
@@ -584,9 +644,10 @@ watching_notify_flags = FlagGroup(
     *_notify,
     flag(
         "notify-window",
-        type=click.FloatRange(min=0.1),
+        type=Duration(minimum=0.1),
         default=10,
         help="Seconds of reconciles one digest gathers.",
     ),
+    title="Notification flags",
 )
 """The same, and how long watch gathers one digest: `Notify` (watch)."""

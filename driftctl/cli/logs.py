@@ -1,9 +1,11 @@
 """Where a command's lines go: the text log for a person, the JSON log for a pipeline.
 
-`plan` and `apply` log as text for a person (the default) or, with `--log-format json`,
-as one JSON object per line on stderr (render.log): then stdout carries only what `-o`
-asks for, and nothing else is printed, so a log pipeline can parse every line. The other
-cluster commands print their notes as the text log does. Colour only on a terminal.
+`plan`, `apply` and `watch` log as text for a person (the default) or, with
+`--log-format json`, as one JSON object per line on stderr (render.log): then stdout
+carries only what `-o` asks for, and nothing else is printed, so a log pipeline can parse
+every line. The other cluster commands print their notes as the text log does. Colour only
+on a terminal (not with --no-color or NO_COLOR); -q keeps errors, warnings and summaries
+only, -v adds the unchanged objects (cli.command.Verbosity).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from driftctl.cli.command import Verbosity, colour_wanted, verbosity
 from driftctl.cli.flags import F, flag
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.render.style import Style
@@ -35,8 +38,8 @@ if TYPE_CHECKING:
 
 
 def style() -> Style:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return Style(colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    """Colour only on a terminal, never with --no-color or NO_COLOR set (no-color.org)."""
+    return Style(colour=colour_wanted())
 
 
 class TextLog:
@@ -68,14 +71,29 @@ class TextLog:
 
         return self.terminal.tick if self.terminal and output == "text" else no_tick
 
+    def report(self, text: str) -> None:
+        """The command's report on stdout, the progress line erased first (both may be one
+        terminal)."""
+        self._clear()
+        click.echo(text, nl=False)
+
     def retry(self, line: str) -> None:
-        """A retry, as it happens: a person watching the run should know now."""
+        """A retry, as it happens: a person watching the run should know now (not with -q)."""
+        if verbosity() is Verbosity.QUIET:
+            return
         self._clear()
         click.echo(f"note: {line}", err=True)
 
     def warn(self, line: str) -> None:
         self._clear()
         click.echo(f"warning: {line}", err=True)
+
+    def say(self, line: str) -> None:
+        """What `watch` does besides its objects (leading, standby, a full pass), on stderr."""
+        if verbosity() is Verbosity.QUIET:
+            return
+        self._clear()
+        click.echo(line, err=True)
 
     def warnings(self, desired_warnings: Sequence[object]) -> None:
         for warning in desired_warnings:
@@ -88,15 +106,16 @@ class TextLog:
         from driftctl.render import plan as plan_render
         from driftctl.shell.apply import Progress
 
-        if output != "text":
-            return Progress()
+        level = verbosity()
+        if output != "text" or level is Verbosity.QUIET:
+            return Progress(tick=self.tick(output))
 
         def echo(line: str) -> None:
             self._clear()
             click.echo(line)
 
         def outcome(item: ObjectOutcome) -> None:
-            if item.outcome is not Outcome.UNCHANGED:
+            if item.outcome is not Outcome.UNCHANGED or level is Verbosity.VERBOSE:
                 echo(plan_render.outcome_line(item, self.style))
 
         def status(key: ObjectKey, written: dict[str, Any]) -> None:
@@ -112,6 +131,22 @@ class TextLog:
         for line in plan_render.notices(plan):
             self._clear()
             click.echo(self.style.paint(line, "cyan"), err=True)
+
+    def ask(self, plan: Plan) -> bool:
+        """Whether a person at the terminal lets apply go on with `plan`, asked only when it
+        deletes what runs (the verbs that ask: core.planning.verbs); yes when it does not."""
+        from driftctl.core.planning.verbs import MEANINGS, counted
+        from driftctl.render import plan as plan_render
+
+        asked = [action for action in plan.actions if MEANINGS[action.verb].asks]
+        if not asked:
+            return True
+        self._clear()
+        for action in asked:
+            click.echo(plan_render.action_lines(action, self.style)[0], err=True)
+        verbs = [verb for verb, row in MEANINGS.items() if row.asks]
+        what = ", ".join(counted(verb, plan.count(verb)) for verb in verbs if plan.count(verb))
+        return click.confirm(f"Apply, with {what}?", default=False, err=True)
 
     def plan_done(self, plan: Plan, code: int) -> None:
         """The plan was printed on stdout already."""
@@ -168,11 +203,18 @@ class JsonLog:
         self.write(self.render.stopped_summary(command, code, self.duration))
         raise click.exceptions.Exit(code)
 
+    def report(self, text: str) -> None:
+        """The command's report on stdout (the log lines are on stderr)."""
+        click.echo(text, nl=False)
+
     def retry(self, line: str) -> None:
         self.write(self.render.retry_record(line))
 
     def warn(self, line: str) -> None:
         self.write(self.render.warning_record(line))
+
+    def say(self, line: str) -> None:
+        self.write(self.render.watch_record(line))
 
     def tick(self, output: str) -> Tick:
         """No progress line among JSON log lines."""
@@ -236,13 +278,21 @@ def log_for(
     from driftctl.shell.terminal import TerminalProgress
 
     if log_format == "text":
-        terminal = TerminalProgress(sys.stderr, progress_line) if sys.stderr.isatty() else None
+        shown = sys.stderr.isatty() and verbosity() is not Verbosity.QUIET
+        terminal = TerminalProgress(sys.stderr, progress_line) if shown else None
         return TextLog(style(), terminal)
     index, count = shard
     context = log_render.LogContext(
         instance, index, count, secrets=secrets_of(repo, os.environ, token_file)
     )
     return JsonLog(context)
+
+
+def as_format(json_text: str, output: str) -> str:
+    """A report written as JSON, in the format -o asks for: the JSON, or the same as YAML."""
+    from driftctl.render.manifests import json_as_yaml
+
+    return json_as_yaml(json_text) if output == "yaml" else json_text
 
 
 log_format_flag = flag(
@@ -264,7 +314,7 @@ def logged(command: F) -> F:
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> object:
-        shard = (kwargs["shard_index"], kwargs["shard_count"])
+        shard = (kwargs.get("shard_index", 0), kwargs.get("shard_count", 1))  # watch: unsharded
         log = log_for(
             kwargs.pop("log_format"),
             kwargs["instance"],

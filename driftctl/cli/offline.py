@@ -6,14 +6,21 @@ import os
 
 import click
 
+from driftctl.cli.command import command
 from driftctl.cli.flag_groups import source_flags, source_flags_without_ref
 from driftctl.cli.flags import flag, output_flag
-from driftctl.cli.logs import style
+from driftctl.cli.logs import as_format, style
 from driftctl.errors import ExitCode
 from driftctl.settings import Source
 
 
-@click.command()
+@command(
+    examples=[
+        "# Install the CRD (driftctl install does it too):",
+        "$ driftctl crd | kubectl apply --server-side -f -",
+        "$ driftctl crd -o json > webapp-crd.json",
+    ]
+)
 @output_flag("yaml", "json")
 def crd(output: str) -> None:
     """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
@@ -31,9 +38,16 @@ def crd(output: str) -> None:
     )
 
 
-@click.command()
+@command(
+    examples=[
+        "# The working tree of this clone, folder apps/:",
+        "$ driftctl validate --path apps",
+        "# A commit of a remote repository, as JSON:",
+        "$ driftctl validate --repo https://git.example.com/you/webapps.git --ref main -o json",
+    ]
+)
 @source_flags
-@output_flag("text", "json")
+@output_flag("text", "json", "yaml")
 @click.pass_context
 def validate(ctx: click.Context, *, source: Source, output: str) -> None:
     """Check the desired state in Git without a cluster.
@@ -46,22 +60,29 @@ def validate(ctx: click.Context, *, source: Source, output: str) -> None:
     from driftctl.render import offline as offline_render
 
     report = offline.validate_source(source, os.environ)
-    if output == "json":
-        click.echo(offline_render.validation_json(report), nl=False)
+    if output in ("json", "yaml"):
+        click.echo(as_format(offline_render.validation_json(report), output), nl=False)
     else:
         text = offline_render.validation_text(report, style())
         click.echo(text, nl=False, err=not report.valid)
     ctx.exit(ExitCode.OK if report.valid else ExitCode.INVALID_INPUT)
 
 
-@click.command()
+@command(
+    examples=[
+        "# What a branch changes in the desired state, as a pull-request comment would say:",
+        "$ driftctl diff --base origin/main --head HEAD --path apps -o markdown",
+        "# Uncommitted edits against the last commit:",
+        "$ driftctl diff --base HEAD --path apps",
+    ]
+)
 @flag("base", required=True, help="Branch, tag or commit before the change (e.g. main).")
 @flag(
     "head",
     help="Branch, tag or commit after the change (default: the working tree of a local path).",
 )
 @source_flags_without_ref
-@output_flag("text", "json", "markdown")
+@output_flag("text", "json", "yaml", "markdown")
 @click.pass_context
 def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, output: str) -> None:
     """Show how the desired state changes between two commits, without a cluster.
@@ -75,8 +96,8 @@ def diff(ctx: click.Context, *, base: str, head: str | None, source: Source, out
     from driftctl.render import offline as offline_render
 
     report = offline.diff_sources(source.at(base), source.at(head), os.environ)
-    if output == "json":
-        click.echo(offline_render.diff_json(report), nl=False)
+    if output in ("json", "yaml"):
+        click.echo(as_format(offline_render.diff_json(report), output), nl=False)
     elif output == "markdown":
         click.echo(offline_render.diff_markdown(report), nl=False)
     else:

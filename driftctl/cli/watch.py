@@ -8,6 +8,7 @@ import threading
 
 import click
 
+from driftctl.cli.command import command
 from driftctl.cli.flag_groups import (
     cluster_flags,
     drift_flags,
@@ -19,7 +20,7 @@ from driftctl.cli.flag_groups import (
     watching_notify_flags,
 )
 from driftctl.cli.flags import flag
-from driftctl.cli.logs import TextLog, style
+from driftctl.cli.logs import Log, log_format_flag, logged
 from driftctl.settings import (
     MAX_EVENTS,
     Cluster,
@@ -33,7 +34,15 @@ from driftctl.settings import (
 )
 
 
-@click.command()
+@command(
+    examples=[
+        "# The operator form of apply, as operator/ runs it:",
+        "$ driftctl watch --repo https://git.example.com/you/webapps.git --ref main --path apps",
+        "# Look at Git every 30 seconds, a full pass every 10 minutes, JSON logs:",
+        "$ driftctl watch --ref main --path apps --git-poll 30s --resync 10m --log-format json",
+    ]
+)
+@logged
 @source_flags
 @cluster_flags
 @policy_flags
@@ -48,8 +57,10 @@ from driftctl.settings import (
 )
 @watch_flags
 @watching_notify_flags
+@log_format_flag
 def watch(
     *,
+    log: Log,
     source: Source,
     cluster: Cluster,
     policy: Policy,
@@ -67,8 +78,8 @@ def watch(
     and Deployments and reconciles a WebApp as soon as it or its Deployment changes, with
     the same plan and apply as `apply` (--timeout bounds each reconcile); a failed one is
     tried again after 1 s, doubling up to 5 minutes. It looks at the Git ref every
-    --git-poll seconds and runs a full plan and apply when it moved, and every --resync
-    seconds. With receivers (as apply's), one digest per --notify-window of what the
+    --git-poll (e.g. 30s) and runs a full plan and apply when it moved, and every --resync
+    (e.g. 10m). With receivers (as apply's), one digest per --notify-window of what the
     reconciles did or found. Serves /healthz, /readyz and Prometheus /metrics on
     --metrics-addr. Runs until SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when
     the cluster cannot be used, 6 when it lost the Lease to another process or could not
@@ -83,16 +94,11 @@ def watch(
     stop = _stopped_by_signals()
     cluster = dataclasses.replace(cluster, max_events=max_events)
     setup = run.Setup(source, cluster, policy, lock, settings, drift, notify, verify)
-    log = TextLog(style())
-
-    def say(line: str) -> None:
-        click.echo(line, err=True)
-
     run.watch(
         setup,
         environ=os.environ,
         notice=log.retry,
-        say=say,
+        say=log.say,
         progress=log.progress("text"),
         stop=stop,
     )

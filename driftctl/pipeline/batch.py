@@ -25,7 +25,7 @@ from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode, LockHeld
+from driftctl.errors import Declined, DriftctlError, ExitCode, LockHeld, UsageError
 from driftctl.pipeline import saved_plan, trust
 from driftctl.pipeline.engine import (
     Notice,
@@ -43,6 +43,7 @@ from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.waiting import wait_for_rollouts
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
 from driftctl.settings import (
+    EVERYTHING,
     NO_VERIFY,
     NO_WAIT,
     WHOLE,
@@ -52,6 +53,7 @@ from driftctl.settings import (
     Metrics,
     Notify,
     Policy,
+    Selection,
     Shard,
     Source,
     Verify,
@@ -88,12 +90,18 @@ def plan(
     tick: Tick = no_tick,
     verify: Verify = NO_VERIFY,
     lock: Lock | None = None,
+    warn: Notice = _ignore,
+    selection: Selection = EVERYTHING,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock (its Lease is
     read: it may suspend the instance); with `out`, the plan is also saved there for
     `apply --plan`. With `verify`, a commit apply would refuse is refused the same way (the
-    anchor read from `lock`'s Lease, not written)."""
+    anchor read from `lock`'s Lease, not written). A working tree with changes is planned,
+    and `warn` told that apply needs --allow-dirty for it. With `selection`, only the
+    WebApps it picks (pipeline.engine.Goal)."""
     desired = in_scope(load_desired(source, environ), cluster)
+    if (uncommitted := desired.revision.uncommitted()) is not None:
+        warn(f"{uncommitted}: apply needs --allow-dirty for it")
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
@@ -102,7 +110,15 @@ def plan(
         desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
     situation = situation_read(kube, lease, notice)
     the_plan, live = make_plan(
-        kube, desired, cluster, policy, shard, situation=situation, drift=drift, tick=tick
+        kube,
+        desired,
+        cluster,
+        policy,
+        shard,
+        situation=situation,
+        drift=drift,
+        tick=tick,
+        selection=selection,
     )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
@@ -129,16 +145,23 @@ def apply(
     plan_file: Path | None = None,
     verify: Verify = NO_VERIFY,
     wait: Wait = NO_WAIT,
+    source_given: bool = True,
+    allow_dirty: bool = False,
+    selection: Selection = EVERYTHING,
+    confirm: Callable[[Plan], bool] | None = None,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
     (`warn`), never a failed run; so is a notification (`notify`) that fails, sent after
     that (a run stopped by the lock or interrupted tells nobody). `planned` hears the plan
-    before it is carried out. With `plan_file`, the saved plan is carried out instead
-    (pipeline.saved_plan). With `verify`, its commit is verified before anything is
-    planned (pipeline.trust). With `wait`, the rollouts of the WebApps it changed are then
-    followed to their end, under the same lock (pipeline.waiting).
+    before it is carried out, and `confirm`, when given, may stop it (Declined, nothing
+    written). With `plan_file`, the saved plan is carried out instead (pipeline.saved_plan),
+    read from the source it records unless `source_given`. With `verify`, its commit is
+    verified before anything is planned (pipeline.trust). A working tree with changes is
+    refused unless `allow_dirty`; `selection` limits the run to the WebApps it picks. With
+    `wait`, the rollouts of the WebApps it changed are then followed to their end, under the
+    same lock (pipeline.waiting).
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
     teller = Teller(notify or Notify(), cluster, lock, shard, warn)
@@ -163,6 +186,10 @@ def apply(
             plan_file=plan_file,
             verify=verify,
             wait=wait,
+            source_given=source_given,
+            allow_dirty=allow_dirty,
+            selection=selection,
+            confirm=confirm,
         )
     except LockHeld as held:
         push(held.exit_code, None, None)
@@ -219,13 +246,20 @@ def _carry_out(
     plan_file: Path | None,
     verify: Verify,
     wait: Wait,
+    source_given: bool,
+    allow_dirty: bool,
+    selection: Selection,
+    confirm: Callable[[Plan], bool] | None,
 ) -> tuple[ApplyReport, tuple[str, str] | None]:
     """The run under the lock: its report, and the commit verified with its signer."""
     saved = None
     if plan_file is None:
         desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
+        desired = _committed(desired, allow_dirty)
     else:
-        saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
+        saved, desired, source = saved_plan.load(
+            plan_file, source, cluster, shard, environ, source_given=source_given
+        )
         desired = in_scope(desired, cluster)
         source = source.at(desired.revision.revision)
     kube = open_cluster(cluster, notice)
@@ -234,7 +268,14 @@ def _carry_out(
     desired, anchor = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
     run_lock = RunLock(kube, lease, holder_identity())
     desired = trust.take_lock(
-        run_lock, desired, source, verify, timeout=lock.timeout, anchor=anchor, environ=environ
+        run_lock,
+        desired,
+        source,
+        verify,
+        timeout=lock.timeout,
+        anchor=anchor,
+        environ=environ,
+        waiting=notice,
     )
     with run_lock:
         situation = situation_held(run_lock, lease)
@@ -249,12 +290,15 @@ def _carry_out(
                 drift=drift,
                 for_apply=True,
                 tick=progress.tick,
+                selection=selection,
             )
         else:
             the_plan, live = saved_plan.replan(
-                kube, saved, desired, cluster, shard, situation=situation
+                kube, saved, desired, cluster, shard, situation=situation, path=plan_file
             )
         planned(the_plan)
+        if confirm is not None and not confirm(the_plan):
+            raise Declined("nothing was applied: the answer was no")
         verified = desired.revision.verified
         applier = applier_for(kube, cluster, run_lock, the_plan, progress, verified=verified)
         report = applier.carry_out(the_plan, live)
@@ -268,6 +312,18 @@ def _carry_out(
             kube, cluster, the_plan, report, wait=wait, progress=progress, stop_requested=lost
         )
         return waited, verified
+
+
+def _committed(desired: DesiredState, allow_dirty: bool) -> DesiredState:
+    """`desired`, unless it is a working tree with changes and --allow-dirty was not given."""
+    uncommitted = desired.revision.uncommitted()
+    if uncommitted is not None and not allow_dirty:
+        raise UsageError(
+            f"{uncommitted}; apply applies commits",
+            hint="commit them (or pass --ref to apply a commit), or pass --allow-dirty to "
+            "apply the working tree as it is",
+        )
+    return desired
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import datetime
 import os
 import socket
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
@@ -45,14 +45,15 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.removals import PruneCounts
 from driftctl.core.planning.scope import out_of_scope
+from driftctl.core.planning.selection import selected_places, unknown_names
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place, WebApp
-from driftctl.errors import InvalidDesiredState
-from driftctl.settings import WHOLE, Cluster, Drift, Lock, Policy, Shard
+from driftctl.errors import InvalidDesiredState, UsageError
+from driftctl.settings import EVERYTHING, WHOLE, Cluster, Drift, Lock, Policy, Selection, Shard
 from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
 from driftctl.shell.cleanup import Deleter
 from driftctl.shell.events import Recorder
-from driftctl.shell.kube import ApiError, Deadline, Kube, connect, in_cluster_namespace
+from driftctl.shell.kube import ApiError, Deadline, Kube, connect
 from driftctl.shell.live_state import read_found, read_live
 from driftctl.shell.lock import RunLock, read_lease
 
@@ -66,11 +67,12 @@ def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
 
 
 def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
-    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)."""
+    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)
+    or was read from a file rather than a folder (UsageError: a run prunes what it lacks)."""
     problems = list(out_of_scope(desired.webapps, cluster.namespaces))
     if problems:
         raise InvalidDesiredState(problems)
-    return desired
+    return desired.of_a_whole_folder()
 
 
 # -- the plan sequence ---------------------------------------------------------------
@@ -78,7 +80,11 @@ def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
 
 @dataclass(frozen=True)
 class Goal:
-    """One desired state to plan, and the rules its plan follows."""
+    """One desired state to plan, and the rules its plan follows.
+
+    `focus`: these WebApps alone (watch's one WebApp; the guards count all). `selection`: a
+    person's `NAME...` or `-l`, made a focus once the live state is read (`resolved`).
+    """
 
     desired: DesiredState
     policy: Policy
@@ -86,6 +92,22 @@ class Goal:
     focus: frozenset[Place] | None = None  # watch: these WebApps alone (the guards count all)
     # watch: the guards' counts of the whole instance, when the live view holds the focus only
     counts: PruneCounts | None = None
+    selection: Selection = EVERYTHING
+
+    def resolved(self, live: LiveState) -> Goal:
+        """This goal with its selection made a focus on the places it picks in Git and in
+        `live`; UsageError when a name it gives is in neither."""
+        if self.selection.everything:
+            return self
+        webapps = self.desired.webapps
+        if missing := unknown_names(self.selection, webapps, live):
+            raise UsageError(
+                f"no WebApp {', '.join(missing)} in Git or in the cluster (this instance's)",
+                hint="NAME is a WebApp's name, or NAMESPACE/NAME; driftctl status lists them",
+            )
+        picked = selected_places(self.selection, webapps, live)
+        focus = picked if self.focus is None else picked & self.focus
+        return replace(self, focus=focus, selection=EVERYTHING)
 
     @property
     def webapps(self) -> list[WebApp]:
@@ -137,6 +159,7 @@ def make_plans(
     if live is None:
         live = read_live(kube, cluster.instance, tick=tick, namespaces=cluster.namespaces)
         live = live.within(shard)
+    goals = [goal.resolved(live) for goal in goals]
     manager = cluster.field_manager
     focused = any(goal.focus is not None for goal in goals)
     apps = [app for goal in goals for app in goal.webapps]
@@ -176,10 +199,12 @@ def make_plan(
     drift: Drift | None = None,
     for_apply: bool = False,
     tick: Tick = no_tick,
+    selection: Selection = EVERYTHING,
 ) -> tuple[Plan, LiveState]:
-    """The exact plan of one desired state (of one shard), from fresh LISTs: `plan`'s, and
-    with `for_apply` the batch run's (apply, and watch's full passes)."""
-    goal = Goal(desired, policy, drift or Drift())
+    """The exact plan of one desired state (of one shard, of the WebApps `selection`
+    picks), from fresh LISTs: `plan`'s, and with `for_apply` the batch run's (apply, and
+    watch's full passes)."""
+    goal = Goal(desired, policy, drift or Drift(), selection=selection)
     planned = make_plans(
         kube,
         cluster,
@@ -305,8 +330,8 @@ def applier_for(
 
 
 def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:
-    """The Lease of this instance's (or shard's) run lock (its namespace: the Pod's by default)."""
-    return LeaseRef(lock.namespace or in_cluster_namespace(), cluster.instance, shard)
+    """The Lease of this instance's (or shard's) run lock, the same wherever the run runs."""
+    return LeaseRef(lock.namespace, cluster.instance, shard)
 
 
 def stop_reason(kube: Kube, lock: RunLock) -> str | None:

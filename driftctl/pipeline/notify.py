@@ -45,7 +45,7 @@ from driftctl.pipeline.engine import Notice, open_cluster
 from driftctl.render import digest, sinks
 from driftctl.settings import Cluster, Forge, Lock, Notify, Shard
 from driftctl.shell import notify_record
-from driftctl.shell.kube import Kube, in_cluster_namespace
+from driftctl.shell.kube import Kube
 from driftctl.shell.notify_http import Failed, Sent, read_secret, send
 
 JOIN_MARGIN = 2.0  # seconds past --notify-timeout a run waits for its receivers' threads
@@ -129,7 +129,7 @@ class Teller:
 
     def _record(self) -> tuple[notify_record.RecordRef, Kube | None, notify_record.Kept | str]:
         shard = self._shard.index if self._shard.sharded else None
-        namespace = self._lock.namespace or in_cluster_namespace()
+        namespace = self._lock.namespace  # the lock's: one namespace wherever a run runs
         ref = notify_record.RecordRef(namespace, self._cluster.instance, shard)
         cluster = dataclasses.replace(self._cluster, timeout=self.notify.timeout)
         try:

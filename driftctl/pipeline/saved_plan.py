@@ -27,6 +27,8 @@ from driftctl.core.planning.saved_plan import (
     recheck,
     refusal,
     saved_plan_json,
+    source_of,
+    stale,
     unsavable,
 )
 from driftctl.core.source.desired_state import DesiredState
@@ -67,10 +69,24 @@ def save(
 
 
 def load(
-    path: Path, source: Source, cluster: Cluster, shard: Shard, environ: Mapping[str, str]
-) -> tuple[SavedPlan, DesiredState]:
-    """The saved plan and Git at its commit, or SavedPlanError when it does not belong here."""
+    path: Path,
+    source: Source,
+    cluster: Cluster,
+    shard: Shard,
+    environ: Mapping[str, str],
+    *,
+    source_given: bool = True,
+) -> tuple[SavedPlan, DesiredState, Source]:
+    """The saved plan, Git at its commit, and the source it was read from; SavedPlanError
+    when the plan does not belong here.
+
+    Without `source_given` (no --repo, --path or --namespace on the command line), Git is
+    read from the source the plan records, and its WebApps' default namespace is the plan's.
+    """
     saved = parse_saved_plan(read_plan_file(path), str(path))
+    if not source_given:
+        repository, folder = source_of(saved.identity)
+        source = replace(source, repo=repository, path=folder, namespace=saved.identity.namespace)
     before_git = replace(
         saved.identity,
         instance=cluster.instance,
@@ -82,7 +98,7 @@ def load(
     _refuse_unless(path, saved.identity, before_git)
     desired = load_desired(source.at(saved.identity.commit), environ)
     _refuse_unless(path, saved.identity, identity(desired, source, cluster, shard))
-    return saved, desired
+    return saved, desired, source
 
 
 def _refuse_unless(path: Path, saved: PlanIdentity, here: PlanIdentity) -> None:
@@ -99,11 +115,21 @@ def replan(
     shard: Shard,
     *,
     situation: Situation,
+    path: Path | None = None,
 ) -> tuple[Plan, LiveState]:
     """The saved plan, each object that moved since checked again (its dry-runs), and each
-    write a control holds now (a suspension, a closed window) held."""
+    write a control holds now (a suspension, a closed window) held; SavedPlanError, once,
+    when none of its changes can still be made (`stale`)."""
     goal = Goal(desired, saved.policy, saved.drift)
     asking = Asking(only=lambda live: moved(saved, live))
     fresh = make_plans(kube, cluster, [goal], situation=situation, shard=shard, asking=asking)
     now = holds_now(desired.webapps, fresh.live, saved.policy, situation, cluster.field_manager)
-    return recheck(saved, fresh.plans[0], fresh.live, now), fresh.live
+    rechecked = recheck(saved, fresh.plans[0], fresh.live, now)
+    if changes := stale(saved, rechecked):
+        raise SavedPlanError(
+            str(path or "the plan"),
+            f"this plan is stale: each of its {changes} changes was made or overtaken since it "
+            "was made (applied already?); nothing was applied",
+            hint="make a new plan (driftctl plan --out FILE)",
+        )
+    return rechecked, fresh.live

@@ -119,15 +119,19 @@ def take_lock(
     anchor: str | None,
     environ: Mapping[str, str],
     reload: Callable[[], DesiredState] | None = None,
+    waiting: Callable[[str], None] = lambda line: None,
 ) -> DesiredState:
     """Take the run lock, recording `desired`'s revision as the last verified in the same
     write; when another run recorded another one since `anchor` was read, verify again
     against it first (and refuse, if the revision is no longer acceptable): `desired`
-    itself, or what `reload` reads afresh (watch: Git may have moved on too)."""
+    itself, or what `reload` reads afresh (watch: Git may have moved on too). `waiting`
+    hears whom the run waits for, when it does."""
     unverified = desired
     for _ in range(MOVES):
         try:
-            run_lock.acquire(timeout, verified=recorded(desired.revision), anchor=anchor)
+            run_lock.acquire(
+                timeout, verified=recorded(desired.revision), anchor=anchor, waiting=waiting
+            )
         except AnchorMoved as moved:
             anchor = moved.anchor
             fresh = reload() if reload is not None else unverified

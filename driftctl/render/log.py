@@ -14,6 +14,8 @@ and then the event's own keys:
                   condition's (a WebApp status written; a warning when stalled: the Pod
                   and its reason)
     retry         a transient failure retried (message only)
+    watch         what `watch` does besides its objects: serving, leading, standby, Git
+                  moved, a full pass, stopped (message only)
     refusal       a prune guard refused (message only)
     warning       something that did not stop the run: a skipped document, a failed push
     error         the run stopped: exit_code, hint, problems (file:line:column: reason)
@@ -158,6 +160,11 @@ def status_record(key: ObjectKey, status: Mapping[str, Any]) -> Record:
 def retry_record(message: str) -> Record:
     """A transient failure about to be tried again."""
     return Record(Level.WARNING, "retry", message)
+
+
+def watch_record(message: str) -> Record:
+    """What `watch` does besides its objects: `leading: holds Lease ...`."""
+    return Record(Level.INFO, "watch", message)
 
 
 def refusal_record(message: str) -> Record:

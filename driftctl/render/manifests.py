@@ -31,3 +31,8 @@ def to_yaml(manifest: Mapping[str, Any], *, notice: str | None = None) -> str:
 def to_json(manifest: Mapping[str, Any]) -> str:
     """One JSON document, indented by two spaces, ending in a newline."""
     return json.dumps(manifest, indent=2) + "\n"
+
+
+def json_as_yaml(text: str) -> str:
+    """A JSON document (a report's `-o json`) as the same YAML (`-o yaml`), keys in order."""
+    return to_yaml(json.loads(text))

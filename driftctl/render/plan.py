@@ -60,6 +60,7 @@ from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.redaction import masked, masked_patch
+from driftctl.core.planning.saved_plan import SavedPlan
 from driftctl.core.planning.verbs import MEANINGS, Verb, counted, meaning
 from driftctl.render.style import Style
 
@@ -157,11 +158,18 @@ def _shown(action: Action, show_unchanged: bool) -> bool:
     )
 
 
-def plan_text(plan: Plan, style: Style | None = None, *, show_unchanged: bool = False) -> str:
-    """The plan for a terminal or a log, ending with the summary line."""
+def plan_text(
+    plan: Plan,
+    style: Style | None = None,
+    *,
+    show_unchanged: bool = False,
+    only_summary: bool = False,
+) -> str:
+    """The plan for a terminal or a log, ending with the summary line (`only_summary`: the
+    guards' refusals and that line alone, for -q)."""
     style = style or Style()
-    lines: list[str] = [style.paint(line, "cyan") for line in notices(plan)]
-    for action in plan.actions:
+    lines: list[str] = [] if only_summary else [style.paint(line, "cyan") for line in notices(plan)]
+    for action in () if only_summary else plan.actions:
         if _shown(action, show_unchanged):
             lines += action_lines(action, style)
     lines += [style.paint(line, "yellow") for line in lifted_lines(plan)]
@@ -342,3 +350,25 @@ def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:
         for item in outcomes
     ]
     return json.dumps({"summary": summary, "objects": objects}, indent=2) + "\n"
+
+
+def saved_plan_header(saved: SavedPlan, file: str) -> str:
+    """What a saved plan was made for, before its actions (`driftctl show`)."""
+    who = saved.identity
+    policy = saved.policy
+    limit = "half the managed" if policy.max_prune is None else str(policy.max_prune)
+    rules = [
+        "prune" if policy.prune else "no prune (--no-prune)",
+        f"--max-prune {limit}",
+        *(["--allow-empty"] if policy.allow_empty else []),
+        *(["--recreate"] if policy.recreate else []),
+    ]
+    return "\n".join(
+        [
+            f"Saved plan {file}: instance {who.instance} ({who.shard}), field manager "
+            f"{who.field_manager}",
+            f"Source: {who.source} at {who.commit} (WebApps without a namespace: {who.namespace})",
+            f"Policy: {', '.join(rules)}",
+            "",
+        ]
+    )

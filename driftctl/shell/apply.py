@@ -287,9 +287,7 @@ class Applier:
                 reports.append(outcome)
             index += 1
         lifted = self._plan.lifted.get(webapp.place, "")
-        event = chain_event(
-            done, stalled, held_before=held_condition(before or {}), lifted=lifted
-        )
+        event = chain_event(done, stalled, held_before=held_condition(before or {}), lifted=lifted)
         about = self._objects.get(webapp) or before
         if event is not None and about:
             self.events.record(about, event)

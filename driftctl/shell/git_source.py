@@ -194,7 +194,8 @@ def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str,
     sha = _fetch(git, url, request.ref)
     entries = tuple(_tree_entries(git, sha, path, url.url))
     tag = _tag_named(git, "FETCH_HEAD", sha) if request.ref != sha else None
-    return Snapshot(entries, sha, dirty=False, source=f"{url.url}#{path}", tag=tag)
+    single = _names_one(entries, path)
+    return Snapshot(entries, sha, False, f"{url.url}#{path}", tag=tag, single_file=single)
 
 
 def _cache_repository(url: RepoUrl, cache_dir: Path, env: dict[str, str]) -> Path:
@@ -258,8 +259,14 @@ def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, st
         sha = _resolve(git, ref or "HEAD", str(top))
         entries = tuple(_tree_entries(git, sha, folder, str(top)))
         tag = _tag_named(git, ref, sha) if ref is not None else None
-        return Snapshot(entries, sha, dirty=False, source=f"{top}#{folder}", tag=tag)
+        single = _names_one(entries, folder)
+        return Snapshot(entries, sha, False, f"{top}#{folder}", tag=tag, single_file=single)
     return _read_worktree(git, top, folder)
+
+
+def _names_one(entries: tuple[TreeEntry, ...], folder: str) -> bool:
+    """Whether the --path of a commit's tree names a file: its one entry is the path itself."""
+    return bool(folder) and any(entry.path == folder for entry in entries)
 
 
 def _read_worktree(git: _Git, top: Path, folder: str) -> Snapshot:
@@ -268,7 +275,8 @@ def _read_worktree(git: _Git, top: Path, folder: str) -> Snapshot:
     head = git.attempt("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     sha = head.stdout.decode().strip() if head.returncode == 0 else None
     entries = tuple(_worktree_entries(git, top, folder))
-    return Snapshot(entries, sha, _is_dirty(git, folder), source=f"{top}#{folder}")
+    single = (top / folder).is_file()
+    return Snapshot(entries, sha, _is_dirty(git, folder), f"{top}#{folder}", single_file=single)
 
 
 def _locate(git: _Git, repo: Path) -> tuple[Path, str, bool]:

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from driftctl.core.api.requests import PAGE_SIZE, Kind, Request, list_page, read_page
@@ -25,6 +26,7 @@ from driftctl.core.api.retry import (
     CONNECTION_FAILED,
     Backoff,
     is_transient,
+    never_answered,
     retry_after_seconds,
     should_retry,
 )
@@ -32,6 +34,10 @@ from driftctl.core.planning.redaction import masked_text
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
+NEVER_ANSWERED = (
+    "the cluster never answered: is it running, and are the kubeconfig and its context the "
+    "ones you mean? (A cluster that never answered is not retried.)"
+)
 NOT_FOUND = 404
 GONE = 410
 DEFAULT_BACKOFF = Backoff()
@@ -91,15 +97,18 @@ def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
     from kubernetes.config.config_exception import ConfigException
 
     configuration = client.Configuration()
+    in_cluster = kubeconfig is None and context is None and _in_cluster()
+    where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+    if not in_cluster:
+        _check_kubeconfig(where, context)
     try:
-        if kubeconfig is None and context is None and _in_cluster():
+        if in_cluster:
             config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         else:
             config.load_kube_config(  # type: ignore[no-untyped-call]
                 config_file=kubeconfig, context=context, client_configuration=configuration
             )
     except (ConfigException, OSError) as unusable:
-        where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
         raise ClusterError(
             f"cannot use kubeconfig {where}: {unusable}",
             hint="pass --kubeconfig/--context, or set KUBECONFIG",
@@ -108,16 +117,37 @@ def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
     return client.ApiClient(configuration)
 
 
-SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+def _check_kubeconfig(where: str, context: str | None) -> None:
+    """ClusterError when the kubeconfig files do not exist, or lack `context`: said as such,
+    before the client's own words ("No configuration found") could hide it."""
+    files = [Path(each).expanduser() for each in where.split(os.pathsep) if each]
+    found = [each for each in files if each.exists()]
+    if not found:
+        raise ClusterError(
+            f"kubeconfig {where} does not exist",
+            hint="pass --kubeconfig with the file of your cluster, or set KUBECONFIG",
+        )
+    if context is None:
+        return
+    names = [name for each in found for name in _context_names(each)]
+    if context not in names:
+        raise ClusterError(
+            f"kubeconfig {where} has no context {context!r}",
+            hint=f"its contexts: {', '.join(names) or 'none'} (kubectl config get-contexts)",
+        )
 
 
-def in_cluster_namespace() -> str:
-    """The Pod's own namespace when running in a cluster, else `default`."""
+def _context_names(path: Path) -> list[str]:
+    """The names of the contexts a kubeconfig file holds (none when it cannot be read: the
+    client says why)."""
+    import yaml
+
     try:
-        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as found:
-            return found.read().strip() or "default"
-    except OSError:
-        return "default"
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    contexts = loaded.get("contexts") if isinstance(loaded, dict) else None
+    return [str(each.get("name")) for each in contexts or [] if isinstance(each, dict)]
 
 
 def _in_cluster() -> bool:
@@ -149,6 +179,7 @@ class Kube:
         self._sleep = sleep
         self._jitter = jitter
         self.sent: Counter[str] = Counter()
+        self.reached = False  # whether the API server answered anything yet
 
     def bounded(self, seconds: float) -> Kube:
         """This client with at most `seconds` left for its retries (a Lease renewal must end
@@ -168,13 +199,19 @@ class Kube:
             answered=self._answered,
         )
         other.sent = self.sent
+        other.reached = self.reached
         return other
 
     def send(self, request: Request) -> dict[str, Any]:
-        """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures."""
+        """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures
+        (not a connection refused before the API server ever answered: core.api.retry)."""
         attempt = 0
         while True:
-            status, headers, body = self._send_once(request)
+            status, headers, body, connected = self._send_once(request)
+            if status != CONNECTION_FAILED:
+                self.reached = True
+            elif never_answered(self.reached, connected):
+                raise ApiError(request, status, body, hint=NEVER_ANSWERED)
             if 200 <= status < 300:
                 self._answered(request, body)
                 return body
@@ -225,8 +262,9 @@ class Kube:
         )
         return str(method), str(url), dict(headers)
 
-    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any]]:
-        """(status, headers with lowercase names, JSON body); status 0 when no answer came."""
+    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any], bool]:
+        """(status, headers with lowercase names, JSON body, whether a connection was made);
+        status 0 when no answer came."""
         import urllib3
 
         method, url, headers = self._prepared(request)
@@ -242,11 +280,12 @@ class Kube:
             )
         except urllib3.exceptions.HTTPError as failed:
             server = self._api.configuration.host
-            return CONNECTION_FAILED, {}, {"message": f"{server} unreachable: {_reason(failed)}"}
+            body = {"message": f"{server} unreachable: {_reason(failed)}"}
+            return CONNECTION_FAILED, {}, body, not _not_connected(failed)
         # Header names are case-insensitive, and proxies in front of API servers may send
         # them lowercase: look them up lowercase.
         headers = {name.lower(): value for name, value in answer.headers.items()}
-        return answer.status, headers, _parse(answer.data)
+        return answer.status, headers, _parse(answer.data), True
 
     def list_all(
         self,
@@ -349,6 +388,14 @@ def _lines(answer: Any, request: Request, server: str) -> Iterator[dict[str, Any
     except (urllib3.exceptions.HTTPError, OSError) as failed:
         body = {"message": f"{server} watch broken: {_reason(failed)}"}
         raise ApiError(request, CONNECTION_FAILED, body) from None
+
+
+def _not_connected(failed: Exception) -> bool:
+    """Whether no connection could be made at all: refused, an unknown host, TLS refused."""
+    import urllib3
+
+    errors = urllib3.exceptions
+    return isinstance(failed, errors.NewConnectionError | errors.SSLError | errors.ProxyError)
 
 
 def _headers(request: Request) -> dict[str, str]:

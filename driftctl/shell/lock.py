@@ -31,7 +31,7 @@ from driftctl import conventions as c
 from driftctl.core.api import lease as decide
 from driftctl.core.api import requests as r
 from driftctl.core.api.lease import LeaseRef
-from driftctl.errors import LockHeld
+from driftctl.errors import ClusterError, LockHeld
 from driftctl.kube_formats import api_micro_time
 from driftctl.shell.kube import ApiError, Kube
 
@@ -107,13 +107,16 @@ class RunLock:
         *,
         verified: decide.Verified | None = None,
         anchor: str | None = None,
+        waiting: Callable[[str], None] = lambda line: None,
     ) -> None:
         """Take the Lease, waiting up to `timeout` seconds for a live holder; LockHeld after.
 
         With `verified`, the same write records it as the last revision verified, provided
         the Lease still records `anchor` (what it was verified against); AnchorMoved if not.
+        `waiting` hears, once, whom this run waits for when it does.
         """
         give_up = time.monotonic() + timeout
+        said = False
         while True:
             current = read_lease(self._kube, self._ref)
             step = decide.decide(current, self._me, self._clock())
@@ -124,14 +127,21 @@ class RunLock:
                 return
             if step is decide.Step.WAIT and time.monotonic() >= give_up:
                 raise self._refusal(current)
+            if step is decide.Step.WAIT and not said:
+                waiting(
+                    f"waiting for the lock: {self._held_by(current)} (--lock-timeout {timeout:g}s)"
+                )
+                said = True
             self._sleep(POLL_SECONDS)
 
-    def _refusal(self, current: dict[str, Any] | None) -> LockHeld:
+    def _held_by(self, current: dict[str, Any] | None) -> str:
         who = decide.holder(current or {})
         until = f" until {api_micro_time(who.expires)}" if who and who.expires else ""
+        return f"{self._ref.display} is held by {who.identity if who else '?'}{until}"
+
+    def _refusal(self, current: dict[str, Any] | None) -> LockHeld:
         return LockHeld(
-            f"another run holds the lock: {self._ref.display} is held by "
-            f"{who.identity if who else '?'}{until}",
+            f"another run holds the lock: {self._held_by(current)}",
             hint="wait for it (--lock-timeout SECONDS), "
             "or break a stale lock with `driftctl unlock`",
         )
@@ -178,6 +188,8 @@ class RunLock:
         except ApiError as failed:
             if failed.status == CONFLICT:
                 return False
+            if failed.status == 404 and current is None:
+                raise _no_namespace(self._ref, failed) from None
             raise
         self._lease, self._renewed_at = written, stamped
         return True
@@ -242,6 +254,16 @@ class RunLock:
         trace: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _no_namespace(ref: LeaseRef, failed: ApiError) -> ClusterError:
+    """The Lease cannot be created: its namespace does not exist (yet)."""
+    return ClusterError(
+        f"the run lock's namespace {ref.namespace} does not exist ({failed.short})",
+        hint=f"every run of an instance keeps its lock in one namespace: create it "
+        f"(`kubectl create namespace {ref.namespace}`; `driftctl install` does), or name "
+        "another with --lock-namespace, the same for every run of this instance",
+    )
 
 
 def _write_request(ref: LeaseRef, body: dict[str, Any], *, create: bool = False) -> r.Request:

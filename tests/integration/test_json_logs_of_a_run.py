@@ -18,8 +18,9 @@ from driftctl import conventions as c
 from tests.support.builders import webapps_yaml
 from tests.support.faultproxy import Fault, FaultProxy, status_answer
 from tests.support.gitrepos import Repo, http_git_server
-from tests.support.harness import Harness
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 from tests.support.paths import ROOT
+from tests.support.watching import Watching
 
 WEBAPPS = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"
 EVERY_LINE = {"time", "level", "message", "event", "instance", "shard", "shard_count", "revision"}
@@ -126,3 +127,22 @@ def test_a_token_never_appears_in_the_json_log(harness: Harness, tmp_path: Path)
     for ran in (applied, missing):
         json_lines(ran.stderr)
         assert TOKEN not in ran.stdout + ran.stderr
+
+
+def test_watch_logs_json_lines_when_its_settings_say_so(harness: Harness, kubeconfig: Path) -> None:
+    """operator/'s ConfigMap sets DRIFTCTL_LOG_FORMAT=json: the operator's log is JSON too."""
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    process = Watching(harness, kubeconfig, env={"DRIFTCTL_LOG_FORMAT": "json"})
+    try:
+        assert eventually(lambda: process.said("created WebApp/"), 60), process.log()
+        assert process.stop() == 0, process.log()
+    finally:
+        process.kill()
+
+    lines = json_lines("".join(process.err))
+    said = [(line["event"], line["message"]) for line in lines]
+    lease = f"Lease {LOCK_NAMESPACE}/driftctl-{harness.instance}"
+    assert ("watch", f"leading: holds {lease}") in said
+    assert ("object", f"created WebApp/{harness.namespace}/shop") in said
+    assert ("watch", f"stopped: released {lease}") in said
+    assert "".join(process.out) == ""

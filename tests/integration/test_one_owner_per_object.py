@@ -22,7 +22,7 @@ def test_a_webapp_of_another_instance_is_a_conflict_and_never_taken_over(
     applied = harness.driftctl("apply", *flags)
 
     ref = f"WebApp/{harness.namespace}/shop"
-    assert planned.code == 1
+    assert planned.code == 5  # as apply: a conflict fails
     assert (
         f"x {ref}: conflict (belongs to instance {other} ({c.INSTANCE_LABEL}={other}); "
         "never taken over)"
@@ -48,7 +48,7 @@ def test_a_deployment_made_by_hand_under_a_webapps_name_is_a_conflict(
         f"is not controlled by WebApp/{harness.namespace}/shop (no controller: made by hand "
         "or by another tool); never updated, replaced or deleted"
     )
-    assert planned.code == 1
+    assert planned.code == 5  # as apply: a conflict fails
     assert f"+ WebApp/{harness.namespace}/shop: create" in planned.out
     assert f"x {ref}: conflict ({reason})" in planned.out.splitlines()
     assert (applied.code, again.code) == (5, 5)

@@ -1,7 +1,7 @@
 """For every case of drift, and every control (a suspension, a change or drift policy, a
 window, a gentle prune), the plan's action for each object is the outcome apply reports,
-and each planned patch is exactly what apply changed (server bookkeeping aside); what the
-plan holds, apply leaves as it was."""
+each planned patch is exactly what apply changed (server bookkeeping aside), what the plan
+holds apply leaves as it was, and plan's exit code is apply's where apply fails (5)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,8 @@ def test_the_plans_action_is_the_outcome_of_apply(
     flags = case.setup(harness, tmp_path)
     before = snapshot(harness)
 
-    planned = json.loads(harness.driftctl("plan", "-o", "json", *flags).out)
+    plan_run = harness.driftctl("plan", "-o", "json", *flags)
+    planned = json.loads(plan_run.out)
     applied = harness.driftctl("apply", "-o", "json", *flags)
 
     after = snapshot(harness)
@@ -97,3 +98,9 @@ def test_the_plans_action_is_the_outcome_of_apply(
         kept = after[("Deployment", "shop")] or {}
         assert c.INSTANCE_LABEL not in kept["metadata"]["labels"], "orphaned, still claimed"
     assert applied.code == (5 if "failed" in outcomes.values() else 0), applied.err
+    # The exit code too: plan's is apply's where apply fails, and 0 only where nothing differs.
+    assert (plan_run.code == 5) == (applied.code == 5), plan_run.out
+    if set(outcomes.values()) == {"unchanged"}:
+        assert plan_run.code == 0, plan_run.out
+    else:
+        assert plan_run.code in (1, 5), plan_run.out

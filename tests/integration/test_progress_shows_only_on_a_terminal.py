@@ -38,6 +38,23 @@ def on_a_terminal(harness: Harness, *args: str) -> tuple[int, str, str]:
     return process.returncode, out, b"".join(drawn).decode()
 
 
+def all_on_a_terminal(harness: Harness, *args: str) -> tuple[int, str]:
+    """Run driftctl with stdout and stderr on one pseudo-terminal, as in a person's shell:
+    (exit code, everything the terminal got, in order)."""
+    master, slave = os.openpty()
+    process = subprocess.Popen(
+        harness.argv(*args), cwd=ROOT, stdout=slave, stderr=slave, env=driftctl_env()
+    )
+    os.close(slave)
+    drawn: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(master, drawn))
+    reader.start()
+    process.wait(timeout=300)
+    reader.join(timeout=30)
+    os.close(master)
+    return process.returncode, b"".join(drawn).decode()
+
+
 def _read_all(master: int, into: list[bytes]) -> None:
     while True:
         try:
@@ -76,6 +93,21 @@ def test_plan_on_a_terminal_shows_its_dry_runs(harness: Harness) -> None:
 
     assert code == 1, drawn
     assert f"dry-run: {N}/{N} objects (100%)" in drawn  # the WebApps; Deployments wait for uids
+
+
+def test_plan_on_a_terminal_erases_its_progress_line_before_the_report(
+    harness: Harness,
+) -> None:
+    declare(harness)
+
+    code, screen = all_on_a_terminal(harness, "plan")
+
+    assert code == 1, screen
+    report = screen.index(f"+ WebApp/{harness.namespace}/app-00: create")
+    assert screen[:report].endswith(ERASE_LINE), screen[report - 80 : report + 80]
+    assert screen.rstrip().endswith(
+        f"Plan: {2 * N} to create, 0 to update, 0 to prune, 0 unchanged"
+    )
 
 
 def test_no_progress_in_a_pipe(harness: Harness) -> None:

@@ -2,16 +2,20 @@
 
 An object that moved since the plan is planned again: it proceeds when its action and
 patch are unchanged and is refused otherwise (exit 5), while the others apply. A plan
-for another instance is refused whole (exit 3); a plan with creates cannot create twice.
+for another instance is refused whole (exit 3); a plan applied already is stale, said once
+(exit 3), and cannot create twice. The plan records its source: `apply --plan` needs no
+--repo or --path.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from driftctl.core.planning.verbs import SUCCESS, Verb
-from tests.support.harness import Harness
+from tests.support.harness import Harness, driftctl_env
 
 MAIN = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
 NEXT = {"shop": ("nginx:1.28", 3), "blog": ("nginx:1.27", 1), "cart": ("nginx:1.27", 1)}
@@ -126,20 +130,56 @@ def test_a_plan_of_another_instance_is_refused_whole_and_writes_nothing(
     assert harness.versions() == versions
 
 
-def test_a_saved_plan_with_creates_cannot_create_twice(harness: Harness, tmp_path: Path) -> None:
+def test_a_saved_plan_applied_again_is_stale_once_and_cannot_create_twice(
+    harness: Harness, tmp_path: Path
+) -> None:
     path, _ = saved(harness, tmp_path)
     assert harness.driftctl("apply", "--plan", str(path)).code == 0
     cart = harness.get("webapp", "cart")
     assert cart is not None
+    versions = harness.versions()
 
     again = harness.driftctl("apply", "--plan", str(path))
 
-    assert again.code == 5
-    assert (
-        f"failed WebApp/{harness.namespace}/cart: changed in the cluster since the plan was "
-        "made: planned create, now unchanged"
-    ) in again.out
-    assert "created" not in again.out.replace("0 created", "")
+    assert again.code == 3, again.out + again.err
+    assert again.out == ""
+    assert again.err.splitlines() == [
+        f"error: {path}: this plan is stale: each of its 5 changes was made or overtaken "
+        "since it was made (applied already?); nothing was applied",
+        "hint: make a new plan (driftctl plan --out FILE)",
+    ]
+    assert harness.versions() == versions
     after = harness.get("webapp", "cart")
     assert after is not None
     assert after["metadata"]["uid"] == cart["metadata"]["uid"]
+
+
+def test_a_saved_plan_is_applied_from_the_source_it_records(
+    harness: Harness, tmp_path: Path
+) -> None:
+    path, verbs = saved(harness, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    argv = [
+        sys.executable,
+        "-m",
+        "driftctl",
+        "apply",
+        "--plan",
+        str(path),
+        "-o",
+        "json",
+        "--kubeconfig",
+        str(harness.kubeconfig),
+        "--instance",
+        harness.instance,
+    ]  # fmt: skip: no --repo, --path or --namespace, and run from another folder
+
+    applied = subprocess.run(
+        argv, cwd=elsewhere, env=driftctl_env(), capture_output=True, text=True, check=False
+    )
+
+    assert applied.returncode == 0, applied.stderr
+    assert outcomes(applied.stdout) == {
+        key: str(SUCCESS[Verb(verb)]) for key, verb in verbs.items()
+    }

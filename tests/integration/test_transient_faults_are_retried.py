@@ -10,7 +10,6 @@ named in a one-line error; neither ends in a traceback.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from pathlib import Path
 
@@ -177,7 +176,11 @@ def test_an_unreachable_server_is_named_in_a_one_line_error(
         f"error: list webapps: API server {server} unreachable: "
         "Failed to establish a new connection: [Errno 111] Connection refused"
     )
-    assert re.fullmatch(r"hint: tried \d+ times; the run's --timeout \(2s\) .*", hint)
+    # Never answered: not retried (issue 23, bug 7), as kubectl fails at once.
+    assert hint == (
+        "hint: the cluster never answered: is it running, and are the kubeconfig and its "
+        "context the ones you mean? (A cluster that never answered is not retried.)"
+    )
 
 
 def test_an_api_server_that_comes_back_within_the_timeout_is_retried(

@@ -61,15 +61,17 @@ class Harness:
         """`python -m driftctl ARGS` with this test's repository, instance and kubeconfig."""
         command = args[0]
         argv = [sys.executable, "-m", "driftctl", *args]
+        if command in ("show", "completion"):  # neither reads a cluster
+            return argv
         argv += ["--kubeconfig", str(kubeconfig or self.kubeconfig), "--instance", self.instance]
-        if command in ("plan", "apply", "watch"):
+        if command in ("plan", "apply", "watch", "status"):
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
             argv += [] if {"--ref", "--plan"} & set(args) else ["--ref", "main"]
         if command == "check":
             argv += ["--repo", str(self.repo.path), "--path", "apps"]
             argv += ["--namespace", self.namespace]
-        if command in ("plan", "check", "apply", "unlock", "watch"):
+        if command in ("plan", "check", "apply", "unlock", "watch", "status"):
             argv += ["--lock-namespace", LOCK_NAMESPACE]
         return argv
 

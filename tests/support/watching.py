@@ -21,7 +21,13 @@ _SERVING = re.compile(r"serving /healthz, /readyz and /metrics on 127\.0\.0\.1:(
 class Watching:
     """One `driftctl watch` process, its output, its /metrics and /readyz."""
 
-    def __init__(self, harness: Harness, kubeconfig: Path, *extra: str) -> None:
+    def __init__(
+        self,
+        harness: Harness,
+        kubeconfig: Path,
+        *extra: str,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         argv = harness.argv("watch", kubeconfig=kubeconfig)
         argv += ["--metrics-addr", "127.0.0.1:0", "--git-poll", "0.5", "--concurrency", "2"]
         argv += extra
@@ -31,7 +37,7 @@ class Watching:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=driftctl_env(),
+            env={**driftctl_env(), **(env or {})},
         )
         self.out: list[str] = []
         self.err: list[str] = []

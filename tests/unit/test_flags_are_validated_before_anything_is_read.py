@@ -107,6 +107,19 @@ def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(
     assert "Traceback" not in ran.err
 
 
+def test_a_bad_instance_is_named_as_it_was_typed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = run_driftctl(["plan", *NOWHERE, "--instance", "Foo_Bar"], capsys, monkeypatch)
+
+    assert ran.code == 2
+    assert ran.err.splitlines() == [
+        "error: --instance must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.', "
+        "starting and ending with a letter or digit), got 'Foo_Bar'",
+        "hint: the instance is a label value and names the run lock's Lease, driftctl-<instance>",
+    ]
+
+
 def test_an_indexed_jobs_completion_index_is_the_shard_index(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,7 +192,7 @@ def test_settings_hold_typed_values() -> None:
     assert policy.max_prune == MaxPrune(25, percent=True)
     assert Source(repo=str(Path("x")), namespace="web").at("main").ref == "main"
     assert Cluster(instance="shard-1.eu").instance == "shard-1.eu"
-    assert Lock().namespace is None
+    assert Lock().namespace == "driftctl-system"
     assert namespace_list(" shop, blog ") == ("shop", "blog")
     assert namespace_list("") == namespace_list(None) == ()
     with pytest.raises(UsageError, match="--instance"):

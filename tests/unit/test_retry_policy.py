@@ -247,4 +247,20 @@ def test_an_unreachable_server_is_named_without_the_client_library_s_words() -> 
         f"list webapps: API server {url} unreachable: "
         "Failed to establish a new connection: [Errno 111] Connection refused"
     )
+    assert time.sleeps == []  # it never answered: not a passing fault (kubectl's way)
+    assert unreachable.value.hint is not None
+    assert unreachable.value.hint.startswith("the cluster never answered")
+
+
+def test_a_refused_connection_is_retried_once_the_server_has_answered() -> None:
+    with _Server([(200, [])]) as closed:
+        url = closed.url
+    time = FakeTime()
+    kube = kube_at(url, time, timeout=1.0)
+    kube.reached = True  # as after a first answer: now a refusal is a restart
+
+    with pytest.raises(ApiError) as gave_up:
+        kube.send(LIST)
+
+    assert gave_up.value.status == CONNECTION_FAILED
     assert len(time.sleeps) >= 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,3 +219,24 @@ def _lease(lease: dict[str, Any] | None, ref: LeaseRef, spec: dict[str, Any]) ->
         "metadata": metadata,
         "spec": spec,
     }
+
+
+@dataclass(frozen=True)
+class LockState:
+    """An instance's run lock as its Lease says (`driftctl status`)."""
+
+    lease: str  # `Lease namespace/name`
+    holder: str | None
+    expires: datetime.datetime | None
+    expired: bool  # held by a run that stopped renewing (dead): `driftctl unlock`
+    last_run: datetime.datetime | None  # when the last run took the lock (acquireTime)
+
+
+def lock_state(lease: Mapping[str, Any] | None, ref: LeaseRef, now: datetime.datetime) -> LockState:
+    """Who holds the run lock, until when, and when the last run took it."""
+    spec = (lease or {}).get("spec") or {}
+    who = holder(dict(lease)) if lease is not None else None
+    expires = who.expires if who else None
+    expired = bool(who and (expires is None or expires <= now))
+    last = parse_api_time(spec.get("acquireTime"))
+    return LockState(ref.display, who.identity if who else None, expires, expired, last)

@@ -64,6 +64,12 @@ CONFIGMAP = Kind("ConfigMap", "/api/v1", "configmaps")  # what notifications las
 KINDS = {
     kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER, REPLICASET, POD)
 }
+CRD = Kind(
+    "CustomResourceDefinition",
+    "/apis/apiextensions.k8s.io/v1",
+    "customresourcedefinitions",
+    namespaced=False,
+)
 
 
 def _json(body: Any) -> bytes:
@@ -175,6 +181,87 @@ def json_patch(
 def get(kind: Kind, namespace: str, name: str) -> Request:
     return Request(
         "GET", kind.item(namespace, name), what=f"get {c.object_ref(kind.kind, namespace, name)}"
+    )
+
+
+# What `driftctl install` applies besides the kinds above (core.installation).
+INSTALLED_KINDS = {
+    kind.kind: kind
+    for kind in (
+        Kind("Namespace", "/api/v1", "namespaces", namespaced=False),
+        Kind("ServiceAccount", "/api/v1", "serviceaccounts"),
+        Kind("ConfigMap", "/api/v1", "configmaps"),
+        Kind("Role", "/apis/rbac.authorization.k8s.io/v1", "roles"),
+        Kind("RoleBinding", "/apis/rbac.authorization.k8s.io/v1", "rolebindings"),
+        Kind("ClusterRole", "/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
+        Kind(
+            "ClusterRoleBinding", "/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False
+        ),
+        Kind("CronJob", "/apis/batch/v1", "cronjobs"),
+        DEPLOYMENT,
+        CRD,
+    )
+}
+
+
+def _installed_path(kind: str, namespace: str | None, name: str) -> str:
+    where = INSTALLED_KINDS[kind]
+    return f"{where.collection(namespace)}/{quote(name, safe='')}"
+
+
+def _shown(kind: str, namespace: str | None, name: str) -> str:
+    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+
+def apply_object(manifest: Mapping[str, Any], manager: str, *, dry_run: bool = False) -> Request:
+    """Server-side apply of one object of driftctl's installation (any of INSTALLED_KINDS)."""
+    meta = manifest["metadata"]
+    kind, namespace, name = manifest["kind"], meta.get("namespace"), meta["name"]
+    query = [("fieldManager", manager), ("force", "true")] + (
+        [("dryRun", "All")] if dry_run else []
+    )
+    verb = "dry-run apply" if dry_run else "apply"
+    return Request(
+        "PATCH",
+        _installed_path(kind, namespace, name),
+        tuple(query),
+        _json(manifest),
+        APPLY,
+        f"{verb} {_shown(kind, namespace, name)}",
+    )
+
+
+def get_object(kind: str, namespace: str | None, name: str) -> Request:
+    """One object of driftctl's installation (any of INSTALLED_KINDS)."""
+    return Request(
+        "GET", _installed_path(kind, namespace, name), what=f"get {_shown(kind, namespace, name)}"
+    )
+
+
+def delete_object(
+    kind: str, namespace: str | None, name: str, *, propagation: str = "Background"
+) -> Request:
+    """Delete one object of driftctl's installation; `Foreground`: its dependents first (a
+    CronJob's Jobs and Pods)."""
+    return Request(
+        "DELETE",
+        _installed_path(kind, namespace, name),
+        (),
+        _json({"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": propagation}),
+        JSON,
+        f"delete {_shown(kind, namespace, name)}",
+    )
+
+
+def server_version() -> Request:
+    """The API server's build (`kubectl version`'s Server Version)."""
+    return Request("GET", "/version", what="get the API server's version")
+
+
+def get_crd(name: str = c.CRD_NAME) -> Request:
+    """An installed CustomResourceDefinition (cluster-scoped)."""
+    return Request(
+        "GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get {CRD.kind}/{name}"
     )
 
 

@@ -1,8 +1,10 @@
 """Which failures are worth another try, and how long to wait before it.
 
 Only transient failures are retried: a connection that failed (status 0 here), 429 Too
-Many Requests (honouring Retry-After) and 500/502/503/504. 400, 401, 403, 404, 409 and
-422 say something about the request itself; sending it again changes nothing.
+Many Requests (honouring Retry-After) and 500/502/503/504; but a cluster that never
+answered this run and refuses the connection is not failing for a moment (`never_answered`).
+400, 401, 403, 404, 409 and 422 say something about the request itself; sending it again
+changes nothing.
 
 Which failures belong to one object (the run goes on without it) and which to the
 cluster (the run stops) is decided here too: `is_object_refusal`, and `ends_the_run` for
@@ -52,6 +54,15 @@ def ends_the_run(status: int) -> bool:
 
 def is_transient(status: int) -> bool:
     return status in TRANSIENT
+
+
+def never_answered(reached: bool, connected: bool) -> bool:
+    """Whether a failed request means the cluster cannot be reached at all: no connection
+    could be made (refused, an unknown host, a TLS handshake refused) and the API server
+    never answered this run before. Not a passing fault, so not retried: kubectl fails at
+    once there too. Once the API server answered, a refused connection is a restart, and
+    transient."""
+    return not reached and not connected
 
 
 def retry_after_seconds(header: str | None) -> float | None:

@@ -36,6 +36,7 @@ from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.outcomes import Outcome
 from driftctl.core.planning.verbs import SUCCESS, Verb, meaning
 from driftctl.core.source.model import Place
+from driftctl.errors import ExitCode
 
 Patch = tuple[Operation, ...]  # RFC 6902, live -> result
 
@@ -166,11 +167,14 @@ class Cleanup:
 
 @dataclass(frozen=True)
 class Skip:
-    """Nothing is done, for `reason`. `changes` is drift that stays (a replace not allowed)."""
+    """Nothing is done, for `reason`. `changes` is drift that stays (a replace not allowed);
+    `undeclared`: an object Git does not declare that this run's flags leave in place
+    (--no-prune, a prune a guard refused), drift that stays too."""
 
     key: ObjectKey
     reason: str
     changes: tuple[FieldChange, ...] = ()
+    undeclared: bool = False
     verb: ClassVar[Verb] = Verb.SKIP
 
 
@@ -445,11 +449,30 @@ class Plan:
     @property
     def differs(self) -> bool:
         """Whether the cluster differs from Git (plan's exit code 1): a change to make, drift
-        that this run's flags leave in place (a replace without --recreate), what a control
-        holds, or a conflict."""
+        that this run's flags leave in place (a replace without --recreate, an undeclared
+        WebApp with --no-prune), what a control holds, or a conflict."""
         return self.has_changes or any(
-            changes_of(action) or isinstance(action, Conflict | Held) for action in self.actions
+            changes_of(action)
+            or isinstance(action, Conflict | Held)
+            or (isinstance(action, Skip) and action.undeclared)
+            for action in self.actions
         )
+
+    @property
+    def fails(self) -> bool:
+        """Whether carrying the plan out fails an object (refused by the API server, another
+        owner's) or has prunes refused by a guard: apply's exit code 5."""
+        return bool(self.refusals) or any(
+            outcome_of(action) is Outcome.FAILED for action in self.actions
+        )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """`plan`'s exit code, the one `apply` with the same flags gives where apply fails:
+        5 when apply would fail (`fails`), else 1 when the cluster differs from Git, else 0."""
+        if self.fails:
+            return ExitCode.PARTIAL_FAILURE
+        return ExitCode.CHANGES if self.differs else ExitCode.OK
 
 
 def bind_owner(manifest: Obj, owner_uid: str) -> Obj:

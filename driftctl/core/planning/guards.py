@@ -64,10 +64,15 @@ def delete_body(
 
 @dataclass(frozen=True)
 class PruneVerdict:
-    """One prune candidate and why it is kept (reason) or None when it may go."""
+    """One prune candidate and why it is kept (reason) or None when it may go.
+
+    `by_run`: kept by this run alone (--no-prune, or a guard refusing the prunes), not by
+    the object: it stays undeclared in Git, and the cluster still differs from Git.
+    """
 
     obj: Obj
     reason: str | None
+    by_run: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,9 +100,11 @@ def check_prunes(
     kept = {id(obj): reason for obj in candidates if (reason := protected(obj, instance))}
     going = [obj for obj in candidates if id(obj) not in kept]
     refusal = _refusal(len(going) if going_in_all is None else going_in_all, counts, policy)
+    by_run = set()
     if refusal is not None or not policy.prune:
         kept |= {id(obj): refusal or "pruning is off (--no-prune)" for obj in going}
-    verdicts = tuple(PruneVerdict(obj, kept.get(id(obj))) for obj in candidates)
+        by_run = {id(obj) for obj in going}
+    verdicts = tuple(PruneVerdict(obj, kept.get(id(obj)), id(obj) in by_run) for obj in candidates)
     return PruneDecision(verdicts, refusal)
 
 

@@ -166,7 +166,7 @@ def plan_removals(
     lifted: dict[Place, str] = {}
     for verdict in shown:
         if verdict.reason is not None:
-            removals.append(Skip(key_of(verdict.obj), verdict.reason))
+            removals.append(Skip(key_of(verdict.obj), verdict.reason, undeclared=verdict.by_run))
             continue
         controls = of_removal(verdict.obj, going.policy, going.situation, going.manager)
         for action in removal(verdict.obj, state, controls, going):

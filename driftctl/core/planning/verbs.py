@@ -4,7 +4,8 @@ Pure data. A plan names what a run does with one object by a verb (`create`, `up
 per verb, `MEANINGS` says
 - how plans print it: a symbol and its colour (`+ WebApp/web/shop: create`), and whether
   a log line about it is a warning (a person should look);
-- whether carrying it out writes to the cluster;
+- whether carrying it out writes to the cluster, and whether `apply` on a terminal asks a
+  person first (it deletes what runs: a prune, a replace);
 - what apply reports once it carried it out (`created`, `skipped`...);
 - what it adds to the plan's summary line (`2 to create`), and whether it is counted
   there even when there is none;
@@ -56,6 +57,7 @@ class Meaning:
     always_counted: bool = False  # in the summary line even when there is none
     plural: str = ""  # `counted` for more than one, when it differs
     warns: bool = False  # its log line is a warning
+    asks: bool = False  # apply on a terminal asks a person first (it deletes what runs)
     event: str = ""  # the reason of the Event of a verb that writes
     past: str = ""  # and what its message says was done
 
@@ -69,7 +71,7 @@ MEANINGS: dict[Verb, Meaning] = {
                          counted="{} to update", always_counted=True,
                          event="Updated", past="updated"),
     Verb.PRUNE: Meaning("-", "red", writes=True, outcome=Outcome.DELETED,
-                        counted="{} to prune", always_counted=True,
+                        counted="{} to prune", always_counted=True, asks=True,
                         event="Pruned", past="pruned"),
     Verb.ORPHAN: Meaning("-", "red", writes=True, outcome=Outcome.ORPHANED,
                          counted="{} to orphan",
@@ -81,7 +83,7 @@ MEANINGS: dict[Verb, Meaning] = {
                           counted="{} to confirm",
                           event="PruneWaiting", past="marked for removal"),
     Verb.REPLACE: Meaning("-/+", "red", writes=True, outcome=Outcome.CONFIGURED,
-                          counted="{} to replace",
+                          counted="{} to replace", asks=True,
                           event="Updated", past="replaced"),
     Verb.CLEANUP: Meaning("-", "red", writes=True, outcome=Outcome.DELETED,
                           counted="{} cleanup pending",

@@ -141,7 +141,11 @@ class WebAppStatus:
     # Every status field is optional in the schema: status is written piece by piece, and a
     # cluster may hold status written by the seed operator with only its two fields.
     available_replicas: int = prop(
-        "Available pods of the Deployment.", format="int32", minimum=0, optional=True
+        "Available pods of the Deployment. Snake_case on purpose: the seed operator's name, "
+        "kept so that its clusters, dashboards and alerts keep working.",
+        format="int32",
+        minimum=0,
+        optional=True,
     )
     ready: bool = prop(
         "The Deployment's rollout is complete: its latest spec observed, every desired pod "

@@ -44,6 +44,7 @@ class Snapshot:
     dirty: bool  # the working tree differs from that commit under --path
     source: str  # "<url without credentials>#<path>", never with credentials
     tag: str | None = None  # the annotated tag object the ref named, if it named one
+    single_file: bool = False  # --path names one file, not a folder
 
     @property
     def label(self) -> str:

@@ -28,9 +28,17 @@ from driftctl.core.planning.saved_plan.identity import (
     PlanIdentity,
     SavedPlanError,
     refusal,
+    source_of,
     unsavable,
 )
-from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of, moved, recheck
+from driftctl.core.planning.saved_plan.recheck import (
+    Base,
+    SavedPlan,
+    base_of,
+    moved,
+    recheck,
+    stale,
+)
 
 __all__ = [
     "FORMAT",
@@ -47,5 +55,7 @@ __all__ = [
     "recheck",
     "refusal",
     "saved_plan_json",
+    "source_of",
+    "stale",
     "unsavable",
 ]

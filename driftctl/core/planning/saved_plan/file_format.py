@@ -473,8 +473,9 @@ def _listed(value: Any) -> Any:
 
 
 # In the order they are written. Read with `default` when absent; an action's attributes not
-# here are not saved: Create.unchecked (only apply makes unchecked creates, never `plan`) and
-# the `foreign` fields of Update and Unchanged (shown by `plan --show-foreign`, never applied).
+# here are not saved: Create.unchecked (only apply makes unchecked creates, never `plan`),
+# the `foreign` fields of Update and Unchanged (shown by `plan --show-foreign`, never applied)
+# and Skip.undeclared (what plan's exit code says; applying a skip does nothing either way).
 _FIELDS = (
     _Field("manifest", "manifest", _as_is, Checks.mapping),
     _Field("owner", "owner", _owner_json, _owner),
@@ -490,7 +491,7 @@ _FIELDS = (
     _Field("control", "control", _as_is, _control),
     _Field("released", "released", _released_json, _released, default=[]),
 )
-NOT_SAVED = frozenset({"unchecked", "foreign"})
+NOT_SAVED = frozenset({"unchecked", "foreign", "undeclared"})
 SAVED = frozenset({"key", "reason", "patch", *(each.attribute for each in _FIELDS)})
 
 # Each verb read back as its action's type; Refused shares skip's verb and has an `error`.

@@ -57,6 +57,13 @@ class PlanIdentity:
     shard: str = "shard 0 of 1"  # a sharded run's plan is its shard's alone
 
 
+def source_of(identity: PlanIdentity) -> tuple[str, str]:
+    """(repository, folder) of the source a plan records as `<repository>#<folder>`: where
+    `apply --plan` reads Git when it is not told."""
+    repository, _hash, folder = identity.source.rpartition("#")
+    return repository, folder
+
+
 def unsavable(label: str, commit: str | None) -> str | None:
     """Why a desired state cannot be saved in a plan: it is not one commit."""
     if commit is None or label != commit:

@@ -10,9 +10,10 @@ against (`Base`, None for an object that did not exist). When it is applied:
   is refused with the reason (`recheck`); a Deployment waiting for a refused WebApp is
   skipped, as in any plan (core.planning.plan.unless_owner_refused).
 A create applied once makes the object exist, so applying the same plan again refuses
-that create instead of creating twice. The controls are the apply's: a write that a
-suspension or a closed window holds when the plan is applied is held then, whatever the
-plan said (the plan records what it held and why; a held action stays held).
+that create instead of creating twice; a plan none of whose changes can still be made is
+`stale` as a whole (applied already, or overtaken). The controls are the apply's: a write
+that a suspension or a closed window holds when the plan is applied is held then, whatever
+the plan said (the plan records what it held and why; a held action stays held).
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Action, Held, Plan, Refused, kept_of, patch_of
+from driftctl.core.planning.actions import (
+    Action,
+    Held,
+    Plan,
+    Refused,
+    is_changing,
+    kept_of,
+    patch_of,
+)
 from driftctl.core.planning.controls import Hold
 from driftctl.core.planning.holding import controlled
 from driftctl.core.planning.live import LiveState
@@ -91,6 +100,15 @@ def recheck(
         fresh.suspended or saved.plan.suspended,
         fresh.holds,
     )
+
+
+def stale(saved: SavedPlan, rechecked: Plan) -> int:
+    """How many changes the plan holds when none of them can still be made (each moved
+    since and was refused by `recheck`: the plan was applied already, or overtaken); 0 when
+    some can, or when it holds none. A stale plan is refused as a whole, said once."""
+    writes = {action.key for action in saved.plan.actions if is_changing(action)}
+    refused = {action.key for action in rechecked.actions if isinstance(action, Refused)}
+    return len(writes) if writes and writes <= refused else 0
 
 
 def _rechecked(action: Action, fresh: list[Action]) -> Action:

@@ -1,0 +1,85 @@
+"""The everyday commands' flows: status, version, show (a saved plan).
+
+`status` reads Git and what a plan's first step reads of the cluster (the instance's two
+LISTs) plus its Lease: no dry-run, no extra read, no write; the core decides each WebApp's
+standing (core.planning.overview). `version` asks the API server its build and reads the
+WebApp CRD, unless only the client's is asked for. `show` reads a saved-plan file. Each
+decides nothing and prints nothing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from driftctl import __version__
+from driftctl.core.api import requests as r
+from driftctl.core.api.lease import LockState, lock_state
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.overview import (
+    CrdState,
+    InstanceStatus,
+    crd_state,
+    crd_versions,
+    instance_status,
+)
+from driftctl.core.planning.plan import prepare
+from driftctl.core.planning.saved_plan import SavedPlan, parse_saved_plan
+from driftctl.core.source.crd import webapp_crd
+from driftctl.pipeline.engine import Notice, in_scope, lease_of, open_cluster
+from driftctl.pipeline.offline import load_desired
+from driftctl.settings import Cluster, Drift, Lock, Policy, Source
+from driftctl.shell.live_state import read_live
+from driftctl.shell.lock import read_lease
+from driftctl.shell.plan_file import read_plan_file
+
+
+def status(
+    source: Source,
+    cluster: Cluster,
+    lock: Lock,
+    *,
+    drift: Drift,
+    environ: Mapping[str, str],
+    notice: Notice,
+) -> tuple[InstanceStatus, LockState]:
+    """The `status` command: the instance's WebApps against Git, from its LISTs, and its run
+    lock, from its Lease."""
+    desired = in_scope(load_desired(source, environ), cluster)
+    kube = open_cluster(cluster, notice)
+    live = read_live(kube, cluster.instance, namespaces=cluster.namespaces)
+    stamp = Stamp.of(desired, cluster.instance)
+    preparation = prepare(
+        desired.webapps, live, stamp, Policy(), manager=cluster.field_manager, drift=drift
+    )
+    ref = lease_of(cluster, lock)
+    held = lock_state(read_lease(kube, ref), ref, datetime.datetime.now(datetime.UTC))
+    return instance_status(desired, live, preparation, instance=cluster.instance), held
+
+
+ClientVersion = tuple[str, str]
+ClusterVersions = tuple[dict[str, Any] | None, tuple[CrdState, tuple[str, ...]] | None]
+
+
+def client_version() -> ClientVersion:
+    """The `version` command's first line: this driftctl's and Python's."""
+    return (__version__, platform.python_version())
+
+
+def cluster_versions(cluster: Cluster | None, notice: Notice) -> ClusterVersions:
+    """The rest of `version`, with a cluster: the API server's build and the WebApp CRD it
+    has against this driftctl's (nothing read without one)."""
+    if cluster is None:
+        return (None, None)
+    kube = open_cluster(cluster, notice)
+    server = kube.send(r.server_version())
+    installed = kube.send_unless_missing(r.get_crd())
+    return (server, (crd_state(installed, webapp_crd()), crd_versions(installed)))
+
+
+def saved(path: Path) -> SavedPlan:
+    """The `show` command: a saved plan, read and checked as `apply --plan` reads it."""
+    return parse_saved_plan(read_plan_file(path), str(path))

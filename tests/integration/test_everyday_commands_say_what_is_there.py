@@ -1,0 +1,121 @@
+"""The everyday commands on the real control plane: status, version, show, -q and -v.
+
+`status` reads the instance's two LISTs and its Lease and nothing else (the API server's
+own counters say so), and tells each WebApp's standing: in sync, drifted (a person scaled
+it), missing (declared, absent), not in Git (declared no more). `version` names the API
+server's build and whether the cluster's CRD is this driftctl's. `show` prints a saved
+plan as `plan` printed it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.controlplane import launcher
+from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.harness import Harness
+
+APPS = {"a": ("nginx:1.27", 1), "b": ("nginx:1.27", 1), "c": ("nginx:1.27", 1)}
+READ = ("webapps", "deployments", "leases", "events", "horizontalpodautoscalers")
+# (Leases: driftctl GETs its own; the controller manager renews its leader election.)
+
+
+def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    harness.declare(APPS)
+    applied = harness.repo.git("rev-parse", "HEAD")
+    assert harness.driftctl("apply").code == 0
+    harness.kubectl("scale", "deployment", "b", "-n", harness.namespace, "--replicas", "4")
+    harness.declare({"a": APPS["a"], "b": APPS["b"], "d": ("nginx:1.27", 2)}, "c goes, d comes")
+    quiet(harness)
+
+    before = request_counts(control_plane)
+    ran = harness.driftctl("status", "-o", "json")
+    after = request_counts(control_plane)
+    text = harness.driftctl("status")
+
+    assert ran.code == 0, ran.err
+    # Of every client, on WebApps and Deployments: one LIST each, nothing else; and of
+    # driftctl (the only ServiceAccount client here), three requests: those and the Lease.
+    assert (
+        {series[:3]: n for series, n in delta(before, after, READ).items()}
+        == {
+            ("webapps", "", "LIST"): 1,
+            ("deployments", "", "LIST"): 1,
+            ("leases", "", "GET"): 1,
+        }
+        | {  # the controller manager's own leader election in kube-system, not driftctl's
+            series[:3]: n
+            for series, n in delta(before, after, ("leases",)).items()
+            if series[2] == "PUT"
+        }
+    )
+    assert after.service_accounts - before.service_accounts == 3
+    found = json.loads(ran.out)
+    rows = {row["name"]: (row["sync"], row["ready"], row["revision"]) for row in found["webapps"]}
+    assert rows == {
+        "a": ("in sync", False, applied),
+        "b": ("drifted", False, applied),
+        "c": ("not in Git", False, applied),
+        "d": ("missing", None, ""),
+    }
+    assert found["summary"] == {
+        "in sync": 1, "drifted": 1, "not in Git": 1, "missing": 1, "deleting": 0, "conflict": 0,
+    }  # fmt: skip
+    assert found["lock"]["holder"] is None
+    assert found["lock"]["lastRun"] is not None
+    assert text.out.splitlines()[3].split() == [
+        "NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION",
+    ]  # fmt: skip
+    assert text.out.splitlines()[-1] == "Status: 1 in sync, 1 drifted, 1 not in Git, 1 missing"
+
+
+def test_version_names_the_server_and_whether_the_crd_is_this_driftctls(
+    harness: Harness, kubeconfig: Path
+) -> None:
+    ran = harness.driftctl("version", "-o", "json", kubeconfig=kubeconfig)
+
+    assert ran.code == 0, ran.err
+    found = json.loads(ran.out)
+    assert found["server"]["gitVersion"].startswith("v1.")  # the control plane's build
+    assert found["crd"] == {
+        "name": "webapps.example.com",
+        "state": "installed, the schema of this driftctl",
+        "versions": ["v1"],
+    }
+
+
+def test_show_prints_a_saved_plan_as_plan_printed_it(harness: Harness, tmp_path: Path) -> None:
+    harness.declare(APPS)
+    path = tmp_path / "plan.json"
+    planned = harness.driftctl("plan", "--out", str(path), "-o", "json")
+
+    shown = harness.driftctl("show", str(path), "-o", "json")
+    text = harness.driftctl("show", str(path))
+
+    assert shown.code == text.code == 0, shown.err + text.err
+    assert shown.out == planned.out
+    commit = harness.repo.git("rev-parse", "HEAD")
+    assert text.out.splitlines()[:3] == [
+        f"Saved plan {path}: instance {harness.instance} (shard 0 of 1), field manager driftctl",
+        f"Source: {harness.repo.path}#apps at {commit} (WebApps without a namespace: "
+        f"{harness.namespace})",
+        "Policy: prune, --max-prune half the managed",
+    ]
+    assert text.out.splitlines()[-1] == "Plan: 6 to create, 0 to update, 0 to prune, 0 unchanged"
+
+
+def test_quiet_says_only_the_summary_and_verbose_the_unchanged_too(harness: Harness) -> None:
+    harness.declare(APPS)
+
+    planned = harness.driftctl("plan", "-q")
+    applied = harness.driftctl("apply", "-q")
+    again = harness.driftctl("apply", "-v")
+
+    assert planned.out == "Plan: 6 to create, 0 to update, 0 to prune, 0 unchanged\n"
+    assert applied.out == (
+        "Apply: 6 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed\n"
+    )
+    assert f"unchanged WebApp/{harness.namespace}/a" in again.out.splitlines()
