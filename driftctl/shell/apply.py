@@ -131,7 +131,7 @@ def _answer(kube: Kube, request: r.Request) -> Obj | DryRunError:
     try:
         return kube.send(request)
     except ApiError as refused:
-        if not is_object_refusal(refused.status):
+        if not is_object_refusal(refused.status, refused.said):
             raise  # the cluster, not this object: stop the run
         return DryRunError(refused.short)
 
@@ -240,12 +240,12 @@ class Applier:
         try:
             return self._carry_out(action)
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise  # the cluster is gone for the rest of the run's time: one error, exit 4
             if isinstance(action, Create) and action.unchecked:
                 # In plan's place: its dry-run would have skipped the object, or stopped the
                 # run when the refusal is about driftctl itself (401, 403).
-                if not is_object_refusal(failed.status):
+                if not is_object_refusal(failed.status, failed.said):
                     raise
                 raise _CreateRefused(action, failed.short) from None
             return ObjectOutcome(action.key, Outcome.FAILED, failed.short)
@@ -287,7 +287,7 @@ class Applier:
             try:
                 self._objects[action.key] = self.kube.send(revert)
             except ApiError as failed:  # 422 when its test finds the object changed since
-                if ends_the_run(failed.status):
+                if ends_the_run(failed.status, failed.said):
                     raise
                 why = f"removing fields set outside Git: {failed.short}"
                 return ObjectOutcome(action.key, Outcome.FAILED, why)
@@ -318,7 +318,7 @@ class Applier:
         try:
             self.kube.send(r.apply(update.manifest, self.manager, status=True))
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise
             return [ObjectOutcome(key, Outcome.FAILED, f"writing its status: {failed.short}")]
         return [StatusWritten(key, update.status)]
