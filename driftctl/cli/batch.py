@@ -99,6 +99,8 @@ def plan(
         tick=log.tick(output),
     )
     log.warnings(planned.desired.warnings)
+    if planned.crd_notice is not None:
+        log.warn(planned.crd_notice)
     if output == "json":
         click.echo(plan_render.plan_json(planned.plan), nl=False)
     elif output == "markdown":

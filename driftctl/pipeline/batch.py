@@ -20,6 +20,7 @@ from pathlib import Path
 from driftctl import conventions as c
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
@@ -53,6 +54,11 @@ class Planned:
     desired: DesiredState
     plan: Plan
     live: LiveState
+
+    @property
+    def crd_notice(self) -> str | None:
+        """What to say once about the installed CRD (its missing status fields), if anything."""
+        return crd_notice(self.live.crd)
 
 
 def plan(
@@ -114,6 +120,7 @@ def apply(
             shard=shard,
             environ=environ,
             notice=notice,
+            warn=warn,
             progress=progress,
             planned=planned,
             plan_file=plan_file,
@@ -160,6 +167,7 @@ def _carry_out(
     shard: Shard,
     environ: Mapping[str, str],
     notice: Notice,
+    warn: Notice,
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
@@ -187,6 +195,9 @@ def _carry_out(
             )
         else:
             the_plan, live = saved_plan.replan(kube, saved, desired, cluster, shard)
+        said = crd_notice(live.crd)
+        if said is not None:
+            warn(said)
         planned(the_plan)
         return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
 

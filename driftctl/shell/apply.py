@@ -14,7 +14,8 @@ resourceVersion the plan was made from). A conflict is another owner's object: i
 and nothing is sent. What to do
 with each object was decided by the plan, and what a refused create means for the rest
 of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
-makes at most one Event (core.planning.events), sent by shell.events.
+makes at most one Event (core.planning.events), sent by shell.events. A status holds only
+what the installed CRD declares (the live state's `crd`, core.planning.installed_crd).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from driftctl.core.planning.actions import (
     outcome_of,
 )
 from driftctl.core.planning.events import Done, chain_event
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
@@ -167,10 +169,12 @@ class Applier:
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
+    _crd: InstalledCrd = OWN  # what the installed CRD lets a status hold
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan; one outcome per object."""
         self._plan = plan
+        self._crd = live.crd
         for obj in live.objects():
             self._objects[key_of(obj)] = obj
         for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
@@ -310,9 +314,12 @@ class Applier:
         webapp = self._objects.get(key)
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return []
+        if self._crd.status is None:  # the installed CRD has no status subresource
+            return []
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
         facts = facts_of(self._plan, key, self._failed)
-        update = status_update(webapp, deployment, self.now, facts)
+        schema = self._crd.status if self._crd.missing else None  # None: driftctl's own
+        update = status_update(webapp, deployment, self.now, facts, schema=schema)
         if not update.changed:
             return []
         try:

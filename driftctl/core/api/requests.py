@@ -59,6 +59,12 @@ LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
 EVENT = Kind("Event", "/api/v1", "events")
 AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
 KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER)}
+CRD = Kind(
+    "CustomResourceDefinition",
+    "/apis/apiextensions.k8s.io/v1",
+    "customresourcedefinitions",
+    namespaced=False,
+)
 
 
 def _json(body: Any) -> bytes:
@@ -165,6 +171,12 @@ def get(kind: Kind, namespace: str, name: str) -> Request:
     return Request(
         "GET", kind.item(namespace, name), what=f"get {c.object_ref(kind.kind, namespace, name)}"
     )
+
+
+def get_crd(name: str = c.CRD_NAME) -> Request:
+    """The installed CustomResourceDefinition (cluster-scoped): its schema says what a run
+    may write (core.planning.installed_crd)."""
+    return Request("GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get CRD {name}")
 
 
 def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:

@@ -30,10 +30,11 @@ from driftctl import conventions as c
 from driftctl.core.planning import fights
 from driftctl.core.planning.actions import Conflict, Plan, Replace, Update, kept_of
 from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.installed_crd import fit
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
 from driftctl.core.source.model import WebAppStatus
-from driftctl.core.source.schema import json_name
+from driftctl.core.source.schema import Schema, json_name
 from driftctl.kube_formats import api_time
 
 # Every status field driftctl writes: one it no longer sends must count as a change.
@@ -202,11 +203,20 @@ def status_update(
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
+    *,
+    schema: Schema | None = None,
 ) -> StatusUpdate:
-    """The status to apply and whether it differs from the live one (only our fields count)."""
+    """The status to apply and whether it differs from the live one (only our fields count).
+
+    `schema`: the status schema of the installed CRD (core.planning.installed_crd), when it
+    is not driftctl's own: only the fields it declares are written and compared.
+    """
     status = webapp_status(webapp, deployment, now, facts)
     live = webapp.get("status") or {}
-    changed = not equal(status, {key: live[key] for key in STATUS_FIELDS if key in live})
+    ours = {key: live[key] for key in STATUS_FIELDS if key in live}
+    if schema is not None:
+        status, ours = fit(status, schema), fit(ours, schema)
+    changed = not equal(status, ours)
     return StatusUpdate(status, status_manifest(webapp, status), changed)
 
 

@@ -10,6 +10,7 @@ pass is retried by the workers, after its backoff. Decides nothing.
 
 from __future__ import annotations
 
+from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.engine import in_scope
@@ -35,6 +36,7 @@ class Passes:
         self._setup, self._runtime, self._metrics = setup, runtime, metrics
         self._reconciler, self._workers = reconciler, workers
         self._head: str | None = None  # the commit the ref pointed at when last looked at
+        self._crd_said: str | None = None  # said once, and again only when it changes
 
     def start(self) -> None:
         """The first look at Git, and the first full pass."""
@@ -50,6 +52,10 @@ class Passes:
             except DriftctlError as failed:
                 self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
                 return
+        said = crd_notice(self._reconciler.crd)
+        if said is not None and said != self._crd_said:
+            self._runtime.notice(said)
+        self._crd_said = said
         for refusal in report.refusals:
             self._runtime.notice(f"refused: {refusal}")
         failed_places = {

@@ -6,14 +6,17 @@ the whole instance), from a live view (the feed's memory) instead of LISTs, one 
 a time, then the same applier as apply, one write at a time. A full pass: the batch run's
 plan and apply, exactly (fresh LISTs, --concurrency). Built from a live view, a client and
 the lock, so one WebApp's reconcile runs against a cluster without the rest of the process.
+The installed CRD is read by each full pass and kept (`crd`) for the reconciles between.
 Decides nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
@@ -43,15 +46,15 @@ class Reconciler:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self._setup, self._live, self._client = setup, live, client
         self._lock, self._progress = lock, progress
+        self.crd: InstalledCrd = OWN  # as the last full pass read it
 
     def one(self, place: Place) -> ApplyReport:
         """The plan of the WebApp at `place`, from the live view, carried out as apply does."""
         setup = self._setup
         kube = self._client()
         focused = Goal(self.desired, setup.policy, setup.drift, focus=frozenset({place}))
-        planned = make_plans(
-            kube, setup.cluster, [focused], live=self._live(), asking=ONE_AT_A_TIME
-        )
+        live = replace(self._live(), crd=self.crd)
+        planned = make_plans(kube, setup.cluster, [focused], live=live, asking=ONE_AT_A_TIME)
         return self._carry_out(kube, planned.plans[0], planned.live, concurrency=1)
 
     def everything(self) -> ApplyReport:
@@ -61,6 +64,7 @@ class Reconciler:
         plan, live = make_plan(
             kube, self.desired, setup.cluster, setup.policy, drift=setup.drift, for_apply=True
         )
+        self.crd = live.crd
         return self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
 
     def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
