@@ -104,6 +104,15 @@ source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source)
 """The same without --ref, for the commands that read two refs (--base and --head)."""
 
 
+_kubeconfig = flag(
+    "kubeconfig",
+    env=["KUBECONFIG"],
+    type=click.Path(dir_okay=False),
+    help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a cluster).",
+)
+_context = flag("context", help="Kubeconfig context to use (default: its current context).")
+
+
 def _cluster_of(
     *,
     kubeconfig: str | None,
@@ -123,14 +132,8 @@ def _cluster_of(
 cluster_flags = FlagGroup(
     "cluster",
     _cluster_of,
-    flag(
-        "kubeconfig",
-        env=["KUBECONFIG"],
-        type=click.Path(dir_okay=False),
-        help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a "
-        "cluster).",
-    ),
-    flag("context", help="Kubeconfig context to use (default: its current context)."),
+    _kubeconfig,
+    _context,
     flag(
         "instance",
         default=c.DEFAULT_INSTANCE,
@@ -160,6 +163,14 @@ cluster_flags = FlagGroup(
 )
 """--kubeconfig, --context, --instance, --field-manager, --timeout, --concurrency,
 --target-namespaces: a `Cluster` (--max-events, where a command has it, is its own)."""
+
+
+def _connection_of(*, kubeconfig: str | None, context: str | None) -> Cluster:
+    return Cluster(kubeconfig, context)
+
+
+connection_flags = FlagGroup("cluster", _connection_of, _kubeconfig, _context)
+"""--kubeconfig and --context alone: a `Cluster` for a command that only reads (crd --diff)."""
 
 policy_flags = FlagGroup(
     "policy",

@@ -54,17 +54,22 @@ def _not_installed() -> ClusterError:
     )
 
 
+def fetch_crd(kube: Kube) -> Obj | None:
+    """The installed WebApp CRD as the API server returns it; None when it is not installed."""
+    return kube.send_unless_missing(r.get_crd())
+
+
 def read_crd(kube: Kube) -> InstalledCrd:
     """The installed WebApp CRD, judged; ClusterError when it is missing or cannot hold a
     WebApp's spec. Not allowed to read it (403), driftctl's own is assumed (and said)."""
     try:
-        found = kube.send(r.get_crd())
+        found = fetch_crd(kube)
     except ApiError as failed:
-        if failed.status == NOT_FOUND:
-            raise _not_installed() from None
         if failed.status == FORBIDDEN:
             return unreadable(failed.short)
         raise
+    if found is None:
+        raise _not_installed()
     crd = installed(found)
     refusal = spec_refusal(crd)
     if refusal is not None:

@@ -33,7 +33,7 @@ NOT_RETRIED = [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 501]
 # The API server's own words (kube-apiserver v1.37.2, server-side apply of the status
 # driftctl writes to the seed operator's CRD, which declares only two status fields).
 SCHEMA_REFUSAL = (
-    "failed to create typed patch object (example.com/v1, Kind=WebApp) web/shop: "
+    "failed to create typed patch object (web/shop; example.com/v1, Kind=WebApp): "
     ".status.conditions: field not declared in schema"
 )
 
@@ -55,12 +55,13 @@ def test_answers_about_the_request_itself_are_never_retried(status: int) -> None
     [
         pytest.param(SCHEMA_REFUSAL, id="field-not-declared"),
         pytest.param(
-            "failed to create typed live object (apps/v1, Kind=Deployment) web/shop: "
+            "failed to create typed live object (web/shop; apps/v1, Kind=Deployment): "
             '.spec.template.spec.containers[name="app"].ports: duplicate entries',
             id="live-object-untyped",
         ),
         pytest.param(
-            "failed to convert new object (example.com/v1, Kind=WebApp) to proper version",
+            "failed to convert new object (web/shop; example.com/v1, Kind=WebApp) to proper "
+            "version (example.com/v1)",
             id="conversion",
         ),
     ],

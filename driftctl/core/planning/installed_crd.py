@@ -16,7 +16,8 @@ declare, with a 500, every time, so a run compares the two schemas before it wri
 Both comparisons walk the two schemas, never a list of field names: a status field the
 model gains is checked, and left out where the CRD lacks it, with nothing changed here.
 When the CRD cannot be read (a ServiceAccount not allowed to), driftctl's own is assumed
-and the run says so (`unreadable`).
+and the run says so (`unreadable`). `comparable_spec` is what `driftctl crd --diff` compares
+with driftctl's own: the installed spec without what the API server fills in by itself.
 """
 
 from __future__ import annotations
@@ -207,3 +208,17 @@ def spec_refusal(crd: InstalledCrd) -> str | None:
     return f"the installed CRD {c.CRD_NAME} cannot hold what driftctl applies: " + "; ".join(
         crd.spec_problems
     )
+
+
+# What the API server sets in every CRD it stores when the manifest does not.
+_SERVER_DEFAULTS: dict[str, Any] = {"conversion": {"strategy": "None"}}
+
+
+def comparable_spec(crd: Obj | None) -> Obj:
+    """The spec of a CRD as its manifest would say it: the server's defaults left out
+    (nothing at all for a CRD that is not installed)."""
+    spec = dict((crd or {}).get("spec") or {})
+    for key, default in _SERVER_DEFAULTS.items():
+        if spec.get(key) == default:
+            del spec[key]
+    return spec

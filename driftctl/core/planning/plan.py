@@ -81,9 +81,15 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
-from driftctl.core.planning.guards import delete_body
+from driftctl.core.planning.guards import delete_body, is_ours
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.manifests import (
+    Stamp,
+    build_deployment,
+    keeping_selector,
+    selector_text,
+    webapp_manifest,
+)
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outside_git import OutsideGit, outside_git, revert_patch
@@ -93,7 +99,7 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
-ADOPTED = "adopted: made without an instance label, declared in Git"
+ADOPTED = "made without an instance label, declared in Git"
 
 
 @dataclass(frozen=True)
@@ -202,7 +208,14 @@ def _webapp_entry(manifest: Obj, live: Obj, app: WebApp, run: _Run, *, adopted: 
     reason = ADOPTED if adopted else ""
     record = fights.record_of(live)
     return _apply_entry(
-        manifest, live, run, ignored=ignored, previous=manifest, record=record, reason=reason
+        manifest,
+        live,
+        run,
+        ignored=ignored,
+        previous=manifest,
+        record=record,
+        reason=reason,
+        adopting=adopted,
     )
 
 
@@ -218,8 +231,13 @@ def _deployment_entry(
         return Conflict(key, conflict)
     if is_terminating(live):
         return Skip(key, "being deleted; the next run creates it again")
+    reason, adopting = "", False
     if not equal(_selector(live), _selector(manifest)):
-        return _replace(manifest, live, run.policy, run.manager)
+        if run.policy.recreate:
+            return _replace(manifest, live, run.manager)
+        manifest = keeping_selector(manifest, live)
+        adopting = not is_ours(live, run.stamp.instance)
+        reason = _kept_selector(live) if adopting else ""
     rules = (*run.drift.ignore, *app.ignore)
     scaler = state.autoscalers.get(app.place)
     ignored = ignoring.ignored_fields(
@@ -229,8 +247,28 @@ def _deployment_entry(
     if ignored:  # Git as last applied tells whether Git changed an ignored field
         previous = ignoring.previous_declaration(owner, app, run.manager)
         before = build_deployment(previous, run.stamp.instance, uid(owner))
+        if not equal(_selector(live), _selector(before)):
+            before = keeping_selector(before, live)
     record = fights.record_of(owner)
-    return _apply_entry(manifest, live, run, ignored=ignored, previous=before, record=record)
+    return _apply_entry(
+        manifest,
+        live,
+        run,
+        ignored=ignored,
+        previous=before,
+        record=record,
+        reason=reason,
+        adopting=adopting,
+    )
+
+
+def _kept_selector(live: Obj) -> str:
+    """Why a Deployment is adopted with its own selector."""
+    return (
+        f"its WebApp controls it; its selector {selector_text(_selector(live) or {})} and "
+        "Pod template are "
+        "kept, so no Pod restarts (--recreate moves it to driftctl's selector)"
+    )
 
 
 def _apply_entry(
@@ -242,8 +280,10 @@ def _apply_entry(
     previous: Obj,
     record: fights.Record,
     reason: str = "",
+    adopting: bool = False,
 ) -> Entry:
-    """Unchanged when nothing can change; else a candidate for the server's dry-runs."""
+    """Unchanged when nothing can change; else a candidate for the server's dry-runs (an
+    adoption's, when `adopting`: the object is not this instance's yet)."""
     followed = ignoring.follow(manifest, live, ignored, previous, run.manager)
     outside = outside_git(live, followed.manifest, run.drift, run.manager, ignored)
     revert = _revert(live, outside)
@@ -255,7 +295,7 @@ def _apply_entry(
     kind = key.kind
     corrections = {name: entry for (of, name), entry in record.items() if of == kind}
     notes = FieldNotes(kept, outside.foreign, followed.applied, corrections, reason)
-    return Candidate(key, followed.manifest, live, revert, check, notes)
+    return Candidate(key, followed.manifest, live, revert, check, notes, adopting)
 
 
 def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
@@ -265,24 +305,24 @@ def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
     return FieldRevert(paths, revert_patch(live, outside.reverted))
 
 
-def _selector(obj: Obj) -> object:
-    return (obj.get("spec") or {}).get("selector")
+def _selector(obj: Obj) -> Obj | None:
+    selector: Obj | None = (obj.get("spec") or {}).get("selector")
+    return selector
 
 
 IMMUTABLE_SELECTOR = "spec.selector is immutable: the Deployment must be deleted and created again"
 
 
-def _replace(manifest: Obj, live: Obj, policy: Policy, manager: str) -> Replace | Skip:
-    """An immutable field differs: the server would refuse the apply, so predict locally.
+def _replace(manifest: Obj, live: Obj, manager: str) -> Replace:
+    """A selector other than driftctl's, moved to driftctl's with --recreate: the server
+    would refuse the apply (an immutable field), so predict locally.
 
-    Without --recreate the replacement is not carried out, and the plan says so.
+    Without --recreate the live selector is kept instead (`keeping_selector`).
     """
     after = overlay(live, manifest)
     patch = patch_between(live, after)
     changes = tuple(field_changes(live, after, patch, manager))
     key = key_of(manifest)
-    if not policy.recreate:
-        return Skip(key, f"{IMMUTABLE_SELECTOR} (run with --recreate to do it)", changes)
     return Replace(key, IMMUTABLE_SELECTOR, manifest, tuple(patch), changes, delete_body(live))
 
 

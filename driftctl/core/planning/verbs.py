@@ -37,6 +37,7 @@ class Verb(enum.StrEnum):
     REPLACE = "replace"  # an immutable field differs: delete and create again
     SKIP = "skip"  # nothing will be done, for the reason given
     CONFLICT = "conflict"  # another owner's object: never written; apply fails it
+    ADOPT = "adopt"  # taken under this instance as it runs (nothing restarted), then applied
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,9 @@ MEANINGS: dict[Verb, Meaning] = {
     Verb.UPDATE: Meaning("~", "yellow", writes=True, outcome=Outcome.CONFIGURED,
                          counted="{} to update", always_counted=True,
                          event="Updated", past="updated"),
+    Verb.ADOPT: Meaning("~", "blue", writes=True, outcome=Outcome.CONFIGURED,
+                        counted="{} to adopt",
+                        event="Adopted", past="adopted"),
     Verb.PRUNE: Meaning("-", "red", writes=True, outcome=Outcome.DELETED,
                         counted="{} to prune", always_counted=True,
                         event="Pruned", past="pruned"),
