@@ -16,6 +16,8 @@ ServiceAccount:
   status) is sent once per WebApp, not retried: the object fails with the server's words;
 - a WebApp the operator made, once adopted and then removed from Git, is pruned through
   the finalizer the two share;
+- `driftctl watch` reads the CRD with each full pass and writes a status through it
+  between them, one WebApp at a time;
 - `driftctl crd --diff` shows what an upgrade of the CRD changes; upgraded, a run writes
   every status field, and leaves the operator's Deployments as they are.
 """
@@ -44,14 +46,16 @@ from tests.support.control_plane import (
     request_counts,
 )
 from tests.support.gitrepos import Repo
-from tests.support.harness import Harness, Obj
+from tests.support.harness import Harness, Obj, eventually
 from tests.support.kustomize import account
+from tests.support.paths import ROOT
 from tests.support.seed_operator import (
     MANAGER,
     SEED_CRD_FILE,
     Made,
     as_the_operator_left_them,
 )
+from tests.support.watching import Watching
 
 # shop's status is behind its Pods (the operator last saw 1 of 2): the one status to write.
 FLEET = {
@@ -111,6 +115,19 @@ def no_crd_account(
         if d["kind"] != "Namespace" and d["metadata"]["name"] != "driftctl-crd"
     ]
     return account_kubeconfig(seed_plane, admin, kept, "driftctl-nocrd", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def operator_account(
+    seed_plane: launcher.ControlPlane,
+    admin: list[str],
+    cronjob_account: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """operator/'s RBAC: the CronJob's, plus watch."""
+    documents = account(seed_plane.bin_dir / "kubectl", ROOT / "operator")
+    renamed = [for_account(d, "driftctl-watch") for d in documents if d["kind"] != "Namespace"]
+    return account_kubeconfig(seed_plane, admin, renamed, "driftctl-watch", tmp_path_factory)
 
 
 @pytest.fixture
@@ -262,6 +279,37 @@ def test_a_webapp_the_operator_made_is_pruned_through_the_shared_finalizer(
     assert harness.get("webapp", "cart") is None
     assert harness.get("deployment", "cart") is None
     assert sorted(deployments(harness)) == ["blog", "shop"]
+
+
+def test_watch_writes_each_status_through_the_crd_it_read(
+    harness: Harness, seed_plane: launcher.ControlPlane, operator_account: Path
+) -> None:
+    """The start pass adopts and reads the CRD; a Pod of shop going away (its Deployment's
+    status) is one WebApp's reconcile, which writes shop's status in the CRD's two fields."""
+    watching = Watching(harness, operator_account)
+    try:
+        assert eventually(watching.ready, 60), watching.log()
+        assert eventually(lambda: watching.said("full start pass"), 60), watching.log()
+        before = request_counts(seed_plane)
+        one_gone = {"status": {"availableReplicas": 1, "readyReplicas": 1}}
+        harness.kubectl(
+            "patch", "deployment", "shop", "-n", harness.namespace, "--subresource=status",
+            "--type=merge", "-p", json.dumps(one_gone),
+        )  # fmt: skip
+
+        def shop_status() -> Any:
+            return (harness.get("webapp", "shop") or {}).get("status")
+
+        assert eventually(lambda: shop_status() == {"available_replicas": 1, "ready": False}, 30), (
+            watching.log()
+        )
+        after = request_counts(seed_plane)
+    finally:
+        stopped = watching.stop()
+    assert stopped == 0, watching.log()
+    assert writes(before, after)["webapps/status APPLY 200"] == 1
+    assert not [key for key in writes(before, after) if key.endswith(" 500")]
+    assert len([line for line in watching.err if "installed CRD" in line]) == 1, watching.log()
 
 
 def test_the_crd_upgrade_is_shown_then_made_and_a_run_writes_every_status_field(
