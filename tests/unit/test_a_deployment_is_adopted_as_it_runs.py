@@ -244,3 +244,18 @@ def test_a_saved_plan_keeps_an_adoption() -> None:
 
     assert parse_saved_plan(text, "plan.json").plan == plan
     assert [type(action) for action in plan.actions] == [Adopt, Adopt]
+
+
+def test_labels_added_whole_read_member_by_member() -> None:
+    """A WebApp made without labels gets driftctl's: one line each, never a cut-off map."""
+    live = operator_webapp()
+    del live["metadata"]["labels"]
+    after = copy.deepcopy(live)
+    after["metadata"]["labels"] = {c.MANAGED_BY_LABEL: "driftctl", c.INSTANCE_LABEL: "default"}
+
+    changes = field_changes(live, after, patch_between(live, after), "driftctl")
+
+    assert [change_text(change) for change in changes] == [
+        'metadata.labels.app.kubernetes.io/managed-by: (none) -> "driftctl"',
+        'metadata.labels.driftctl.example.com/instance: (none) -> "default"',
+    ]

@@ -74,6 +74,7 @@ def field_changes(live: Obj, after: Obj, patch: list[Operation], manager: str) -
     A field that is one value as a whole (an atomic struct or list: a selector, an
     ownerReference) changes as a whole, once, however many of its parts the patch touches:
     `spec.selector: {"matchLabels": {"app": "shop"}} -> {...}`, never a part without its name.
+    A map added or removed whole reads member by member.
     """
     old, new = normalize(live), normalize(after)
     changes: list[FieldChange] = []
@@ -88,17 +89,35 @@ def field_changes(live: Obj, after: Obj, patch: list[Operation], manager: str) -
                     whole.add(path)
                     changes.append(_whole(old, new, path, managers))
                 continue
-            changes.append(
-                FieldChange(
-                    fs.display_path(path),
-                    kind,
-                    _resolve(old, pointer) if kind != "add" else None,
-                    _resolve(new, pointer) if kind != "remove" else None,
-                    managers,
-                    path,
-                )
+            change = FieldChange(
+                fs.display_path(path),
+                kind,
+                _resolve(old, pointer) if kind != "add" else None,
+                _resolve(new, pointer) if kind != "remove" else None,
+                managers,
+                path,
             )
+            changes += _members(change)
     return changes
+
+
+def _members(change: FieldChange) -> list[FieldChange]:
+    """A map added or removed whole, member by member (`metadata.labels.team: (none) ->
+    "a"`), as a map that changes in part reads; an atomic struct stays whole."""
+    value = change.after if change.op == "add" else change.before
+    if change.op not in ("add", "remove") or not isinstance(value, dict) or not value:
+        return [change]
+    if not all(element.startswith("f:") for element in change.field):
+        return [change]
+    if fs.is_atomic_struct(tuple(element[2:] for element in change.field)):
+        return [change]
+    out: list[FieldChange] = []
+    for key, member in value.items():
+        field = (*change.field, f"f:{key}")
+        before, after = (None, member) if change.op == "add" else (member, None)
+        part = FieldChange(fs.display_path(field), change.op, before, after, change.managers, field)
+        out += _members(part)
+    return out
 
 
 def _whole(old: Obj, new: Obj, path: fs.FieldPath, managers: tuple[str, ...]) -> FieldChange:

@@ -52,12 +52,14 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from driftctl import conventions as c
 from driftctl.core.planning import field_access, fights, ignoring, owners
+from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -317,13 +319,36 @@ def _replace(manifest: Obj, live: Obj, manager: str) -> Replace:
     """A selector other than driftctl's, moved to driftctl's with --recreate: the server
     would refuse the apply (an immutable field), so predict locally.
 
-    Without --recreate the live selector is kept instead (`keeping_selector`).
+    Without --recreate the live selector is kept instead (`keeping_selector`). The object
+    made again holds what `manifest` sets and the server's defaults, nothing any manager set
+    before (the old manager's labels go): so the prediction starts from the live object
+    without every field a manager owns.
     """
-    after = overlay(live, manifest)
+    after = overlay(_defaults_only(live), manifest)
     patch = patch_between(live, after)
     changes = tuple(field_changes(live, after, patch, manager))
     key = key_of(manifest)
     return Replace(key, IMMUTABLE_SELECTOR, manifest, tuple(patch), changes, delete_body(live))
+
+
+def _defaults_only(live: Obj) -> Obj:
+    """The live object without the fields its managers set: what the server filled in (the
+    key of a keyed list item stays, so the defaults under it stay with their item)."""
+    out = live
+    for entry in fs.managed_entries(live):
+        if entry.get("subresource"):
+            continue
+        for path in sorted(fs.tree_paths(entry.get("fieldsV1") or {}), key=len, reverse=True):
+            if not _is_item_key(path):
+                out = field_access.without(out, path)
+    return out
+
+
+def _is_item_key(path: fs.FieldPath) -> bool:
+    """Whether `path` is a key field of its keyed list item (`containers[name=app].name`)."""
+    if len(path) < 2 or not path[-2].startswith("k:") or not path[-1].startswith("f:"):
+        return False
+    return path[-1][2:] in json.loads(path[-2][2:])
 
 
 def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update | Conflict:
