@@ -10,7 +10,14 @@ import copy
 import pytest
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Adopt, Replace, Unchanged, Update, changes_of
+from driftctl.core.planning.actions import (
+    Adopt,
+    Replace,
+    Unchanged,
+    Update,
+    changes_of,
+    patch_of,
+)
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import (
@@ -53,6 +60,42 @@ def operator_webapp() -> Obj:
 def operator_made(**changed: object) -> Obj:
     deployment = operator_deployment("web", "shop", "nginx:1.27", 2, UID)
     deployment["metadata"] |= {"uid": "uid-deployment", "generation": 1, **changed}
+    return deployment
+
+
+def as_stored(deployment: Obj) -> Obj:
+    """The operator's Deployment as the API server stores it (its defaults trimmed to two),
+    with the fields `webapp-operator` owns, as captured from a real one."""
+    deployment = copy.deepcopy(deployment)
+    deployment["spec"]["revisionHistoryLimit"] = 10
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["imagePullPolicy"] = "IfNotPresent"
+    deployment["metadata"]["managedFields"] = [
+        {
+            "apiVersion": "apps/v1",
+            "fieldsType": "FieldsV1",
+            "manager": "webapp-operator",
+            "operation": "Apply",
+            "fieldsV1": {
+                "f:metadata": {
+                    "f:labels": {"f:app": {}},
+                    "f:ownerReferences": {f'k:{{"uid":"{UID}"}}': {}},
+                },
+                "f:spec": {
+                    "f:replicas": {},
+                    "f:selector": {},
+                    "f:template": {
+                        "f:metadata": {"f:labels": {"f:app": {}}},
+                        "f:spec": {
+                            "f:containers": {
+                                'k:{"name":"app"}': {".": {}, "f:image": {}, "f:name": {}}
+                            }
+                        },
+                    },
+                },
+            },
+        }
+    ]
     return deployment
 
 
@@ -117,6 +160,31 @@ def test_with_recreate_it_is_replaced_with_driftctl_s_selector() -> None:
         replace.manifest["spec"]["selector"]
         == build_deployment(SHOP, "default", UID)["spec"]["selector"]
     )
+
+
+def test_a_replace_shows_the_operator_s_labels_going_and_the_server_s_defaults_staying() -> None:
+    """The Deployment made again holds driftctl's manifest and the server's defaults: the
+    operator's `app` labels go, its container stays the same container."""
+    stored = as_stored(operator_made())
+    plan = finish(prepare([SHOP], found(stored), STAMP, Policy(recreate=True)), {})
+
+    [replace] = [action for action in plan.actions if action.key == DEPLOYMENT]
+    assert [change_text(change) for change in changes_of(replace)] == [
+        'metadata.labels.app: "shop" -> (none) (changed by webapp-operator)',
+        'metadata.labels.app.kubernetes.io/name: (none) -> "shop"',
+        'metadata.labels.app.kubernetes.io/managed-by: (none) -> "driftctl"',
+        'metadata.labels.driftctl.example.com/instance: (none) -> "default"',
+        f"metadata.ownerReferences[uid={UID}]: WebApp/shop controller -> "
+        "WebApp/shop controller blockOwnerDeletion (changed by webapp-operator)",
+        "spec.selector: app=shop -> "
+        "app.kubernetes.io/instance=shop,app.kubernetes.io/name=shop (changed by webapp-operator)",
+        'metadata.labels.app.kubernetes.io/instance: (none) -> "shop"',
+        'spec.template.metadata.labels.app: "shop" -> (none) (changed by webapp-operator)',
+        'spec.template.metadata.labels.app.kubernetes.io/name: (none) -> "shop"',
+        'spec.template.metadata.labels.app.kubernetes.io/instance: (none) -> "shop"',
+    ]
+    # The container keeps its server default: it is the same container still.
+    assert not [op for op in patch_of(replace) if "/containers" in op["path"]]
 
 
 def test_once_this_instance_s_it_is_updated_or_unchanged_with_its_selector_kept() -> None:
