@@ -17,6 +17,7 @@ from tests.support.harness import Harness
 OUTCOME = {
     "create": "created",
     "update": "configured",
+    "adopt": "configured",
     "unchanged": "unchanged",
     "skip": "skipped",
     "conflict": "failed",
@@ -58,7 +59,7 @@ def test_the_plans_action_is_the_outcome_of_apply(
     for item in planned["objects"]:
         key = (item["kind"], item["name"])
         assert outcomes[key] == OUTCOME[item["action"]], (key, item, applied.out)
-        if item["action"] == "update":
+        if item["action"] in ("update", "adopt"):
             predicted = jsonpatch.apply_patch(normalize(before[key] or {}), item["patch"])
             assert predicted == normalize(after[key] or {}), key
         elif item["action"] == "unchanged":
