@@ -2,8 +2,10 @@
 # a virtual environment with the project and its test and docs extras, the control plane
 # (etcd, kube-apiserver, kube-controller-manager, kubectl) built from the Go modules
 # into ~/.cache/driftctl when that cache is missing, the Prometheus Pushgateway the
-# metrics tests push to (Debian's prometheus-pushgateway) and the sshd the Git source's SSH
-# tests fetch from (Debian's openssh-server) when they are not installed.
+# metrics tests push to (Debian's prometheus-pushgateway), the Alertmanager the notification
+# tests send alerts to (Debian's prometheus-alertmanager), the sshd the Git source's SSH
+# tests fetch from (Debian's openssh-server), and gpg and ssh-keygen the tests of signed
+# commits sign with (Debian's gnupg and openssh-client) when they are not installed.
 # `make test` also sets up a node for tests/node (as root): its packages, kubelet and
 # kube-scheduler, and the driftctl image; and builds the seed operator its migration test
 # runs (from ../shared/peers/seed-operator, outside this repository: tests/seedoperator/).
@@ -13,18 +15,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway sshd node seed-operator venv clean
+.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway alertmanager sshd signing node seed-operator venv clean
 
-test: lint docs-build controlplane pushgateway sshd node seed-operator
+test: lint docs-build controlplane pushgateway alertmanager sshd signing node seed-operator
 	$(BIN)/pytest
 
 # The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
 # the tooling (image/, benchmarks/, the control plane and node launcher, action.yml) are in
 # tests/tooling, each marked by what it needs: `unit` and `integration` run theirs too.
-unit: $(INSTALLED) sshd
+unit: $(INSTALLED) sshd signing
 	$(BIN)/pytest tests/unit tests/tooling -m 'not integration and not node'
 
-integration: $(INSTALLED) controlplane pushgateway
+integration: $(INSTALLED) controlplane pushgateway alertmanager signing
 	$(BIN)/pytest tests/integration tests/tooling -m integration
 
 tooling: $(INSTALLED) controlplane node
@@ -64,8 +66,14 @@ controlplane:
 pushgateway:
 	bash tests/pushgateway/install.sh >/dev/null
 
+alertmanager:
+	bash tests/alertmanager/install.sh >/dev/null
+
 sshd:
 	bash tests/sshd/install.sh >/dev/null
+
+signing:
+	bash tests/signing/install.sh >/dev/null
 
 # Each step costs nothing once done. Not root (and not CI): the node tests skip instead.
 node: $(INSTALLED) controlplane

@@ -40,11 +40,14 @@ EXIT_MEANINGS: Final[Mapping[ExitCode, str]] = {
     ExitCode.OK: "success; `plan`/`diff`: nothing to change; `validate`: the input is valid; "
     "`check`: nothing that `--fail-on` names was found",
     ExitCode.CHANGES: "`plan`/`diff`: changes found (the kubectl/Flux/Argo CD convention); "
-    "`check`: found a prune, replace, drift or change that `--fail-on` names",
+    "`check`: found a prune, replace, drift or change, or an unsigned or untrusted commit, "
+    "that `--fail-on` names",
     ExitCode.USAGE: "usage error: bad flags; `plan --out` of a dirty working tree; drift or "
-    "policy flags given to `apply --plan`",
+    "policy flags given to `apply --plan`; `--verify` of a working tree with changes",
     ExitCode.INVALID_INPUT: "invalid input, nothing written: invalid desired state (a WebApp "
-    "outside `--target-namespaces` too); `check`: an invalid head with `--fail-on invalid`, "
+    "outside `--target-namespaces` too); a commit `--verify` refuses (unsigned, signed by a "
+    "key not trusted, expired or revoked, or not descending from the last revision verified "
+    "without `--allow-rewind`); `check`: an invalid head with `--fail-on invalid`, "
     "or an invalid base; `apply --plan`: a saved plan for another instance, source or CRD, "
     "or malformed",
     ExitCode.ENVIRONMENT: "environment error: Git or the cluster unreachable, authentication "
@@ -88,6 +91,17 @@ _ANNOTATIONS: Final = (
         "{} = `{}`",
     ),
     ("IGNORE_ANNOTATION", "in Git: ignore rules of one WebApp (`Kind:/pointer`, by commas)", "{}"),
+    (
+        "VERIFIED_REVISION_ANNOTATION",
+        "on the run lock's Lease (`--verify`): the last commit verified and applied; the next "
+        "run refuses a commit that does not descend from it",
+        "{}",
+    ),
+    (
+        "VERIFIED_KEY_ANNOTATION",
+        "on the run lock's Lease: the fingerprint of the key that signed that commit",
+        "{}",
+    ),
 )
 _OTHERS: Final = (
     ("FINALIZER", "on every WebApp driftctl applied: its cleanup runs before it goes", "{}"),
@@ -246,7 +260,9 @@ def crd_page_yaml() -> str:
 
 def pushed_metrics_table() -> str:
     """The metrics one `apply --pushgateway` run pushes, from the registry it pushes."""
-    registry = run_registry(RunResult(exit_code=0, finished=0.0, duration=0.0, shard=Shard()))
+    # A successful run with --verify: every metric a run can push.
+    every = RunResult(0, 0.0, 0.0, Shard(), verified=("<commit>", "<fingerprint>"))
+    registry = run_registry(every)
     rows = []
     for family in registry.collect():
         labels = sorted({key for sample in family.samples for key in sample.labels})

@@ -34,6 +34,10 @@ SOURCE_ANNOTATION: Final = "driftctl.example.com/source"
 PRUNE_ANNOTATION: Final = "driftctl.example.com/prune"
 PRUNE_DISABLED: Final = "disabled"
 IGNORE_ANNOTATION: Final = "driftctl.example.com/ignore"  # per-WebApp ignore rules, from Git
+# On the run lock's Lease (--verify): the last revision a run verified and applied, and the
+# fingerprint of the key that signed it; the next run must descend from it.
+VERIFIED_REVISION_ANNOTATION: Final = "driftctl.example.com/verified-revision"
+VERIFIED_KEY_ANNOTATION: Final = "driftctl.example.com/verified-key"
 
 AUTOSCALER_KIND: Final = "HorizontalPodAutoscaler"
 
@@ -50,6 +54,12 @@ def lease_name(instance: str, shard: int | None = None) -> str:
     if shard is None:
         return f"driftctl-{instance}"
     return f"driftctl-{instance}-shard-{shard}"
+
+
+def notified_name(instance: str, shard: int | None = None) -> str:
+    """The ConfigMap keeping what this instance's (or shard's) notifications last told:
+    `driftctl-<instance>-notified`, beside the run lock's Lease."""
+    return f"{lease_name(instance, shard)}-notified"
 
 
 METRICS_JOB: Final = "driftctl"  # the Pushgateway grouping key's job

@@ -18,7 +18,9 @@ class ExitCode(enum.IntEnum):
     OK = 0
     CHANGES = 1  # plan/diff: changes found; check: found what --fail-on names
     USAGE = 2
-    INVALID_INPUT = 3  # invalid desired state or saved plan (check: invalid head); nothing written
+    # Invalid desired state or saved plan, or a commit --verify refused (check: invalid head);
+    # nothing written.
+    INVALID_INPUT = 3
     ENVIRONMENT = 4  # git or cluster unreachable, authentication or permission refused
     PARTIAL_FAILURE = 5
     LOCKED = 6
@@ -70,6 +72,14 @@ class InvalidDesiredState(DriftctlError):
         prefix = f"{side}: " if side else ""
         noun = "problem" if count == 1 else "problems"
         super().__init__(f"{prefix}invalid desired state ({count} {noun})")
+
+
+class UntrustedRevision(DriftctlError):
+    """A commit `--verify` refuses: unsigned, signed by a key not trusted, expired or revoked,
+    or not a descendant of the last revision applied. One line names the commit, its signer
+    (or "unsigned") and the reason; nothing is applied."""
+
+    exit_code = ExitCode.INVALID_INPUT
 
 
 class SourceError(DriftctlError):

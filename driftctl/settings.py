@@ -21,7 +21,9 @@ cluster is touched. Pure: no environment, no files.
 - `Watch`: how `driftctl watch` paces itself (Git polls, full resyncs) and where it
   serves its probes and metrics;
 - `Check`: what makes the pre-merge `check` fail, its Markdown budget, and whether it
-  reads the cluster.
+  reads the cluster;
+- `Verify`: which commits must be signed by a trusted key before anything is applied, the
+  files the keys are read from, and whether a rewind is allowed.
 """
 
 from __future__ import annotations
@@ -306,7 +308,8 @@ class Watch:
 
 
 MIN_LEASE_SECONDS = 3
-FAIL_ON = ("invalid", "prune", "replace", "drift", "change")  # what `check --fail-on` may name
+# What `check --fail-on` may name: "unsigned" and "untrusted" are commits (`--verify`).
+FAIL_ON = ("invalid", "prune", "replace", "drift", "change", "unsigned", "untrusted")
 DEFAULT_MAX_BYTES = 65_536  # a GitHub comment holds at most 65,536 characters
 MIN_MAX_BYTES = 4_096  # room for the summary and a few objects
 
@@ -339,6 +342,77 @@ class Check:
         """Whether `check` reads the cluster: only when credentials are named (a kubeconfig
         or a context), so a check never reaches whatever cluster happens to be current."""
         return not self.offline and (cluster.kubeconfig is not None or cluster.context is not None)
+
+
+VERIFY_MODES = ("off", "head", "all")
+TRUST_FAILURES = ("unsigned", "untrusted")  # the --fail-on names that need --verify
+
+
+@dataclass(frozen=True)
+class Verify:
+    """Which commits must be signed by a trusted key, and by which keys (paths only).
+
+    `head`: the commit a run applies (and the annotated tag, when the ref names one);
+    `all`: every commit between the last revision applied and that one. The keys are only
+    ever the files named here (a folder of armored OpenPGP public keys, an ssh-keygen
+    allowed-signers file), never anything in the repository. `allow_rewind` lets a run
+    apply a commit that does not descend from the last revision applied.
+    """
+
+    mode: str = "off"
+    trusted_keys: Path | None = None  # a folder of *.asc files
+    allowed_signers: Path | None = None
+    allow_rewind: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in VERIFY_MODES:
+            raise UsageError(
+                f"--verify must be one of {', '.join(VERIFY_MODES)}, not {self.mode!r}"
+            )
+        keys = self.trusted_keys is not None or self.allowed_signers is not None
+        if self.enabled and not keys:
+            raise UsageError(
+                f"--verify {self.mode} needs the keys to trust",
+                hint="pass --trusted-keys DIR (armored OpenPGP public keys, *.asc) and/or "
+                "--allowed-signers FILE (ssh-keygen's allowed-signers format)",
+            )
+        given = [
+            name
+            for name, value in (
+                ("--trusted-keys", self.trusted_keys),
+                ("--allowed-signers", self.allowed_signers),
+                ("--allow-rewind", self.allow_rewind or None),
+            )
+            if value is not None
+        ]
+        if not self.enabled and given:
+            raise UsageError(
+                f"{', '.join(given)} only work with --verify head or --verify all",
+                hint="turn verification on, or drop them",
+            )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any commit is verified at all."""
+        return self.mode != "off"
+
+    @property
+    def every_commit(self) -> bool:
+        """`all`: every commit since the last revision applied, not only the head."""
+        return self.mode == "all"
+
+
+NO_VERIFY = Verify()
+
+
+def check_trust_flags(check: Check, verify: Verify) -> None:
+    """`check --fail-on unsigned|untrusted` judges commits: it needs --verify to see them."""
+    asked = sorted(set(TRUST_FAILURES) & check.fail_on)
+    if asked and not verify.enabled:
+        raise UsageError(
+            f"--fail-on {','.join(asked)} needs --verify head or --verify all",
+            hint="--verify all lists every commit of the pull request with its signer",
+        )
 
 
 @dataclass(frozen=True)
@@ -416,3 +490,178 @@ class Drift:
             raise UsageError(f"--ignore {bad}") from None
         ignored = _manager_names(ignore_managers, "--ignore-manager")
         return cls(overrides, rules, ignored, show_foreign)
+
+
+# What a run may tell people about (core.notify.facts.Category's values, in its order).
+NOTIFY_ON = (
+    "error",
+    "invalid",
+    "rollout",
+    "conflict",
+    "guard",
+    "held",
+    "drift",
+    "prune",
+    "applied",
+)
+DEFAULT_NOTIFY_BYTES = 16_384  # a digest's bound; Slack cuts a message's text at 40,000
+MIN_NOTIFY_BYTES = 2_048
+GITHUB_API = "https://api.github.com"
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A generic webhook: its URL, and the file holding the secret its bodies are signed with."""
+
+    url: str
+    secret_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        _refuse_url("--webhook-url", self.url, query=True)
+
+
+@dataclass(frozen=True)
+class Forge:
+    """Commit statuses on a Git forge: its API, the repository (GitHub `owner/name`, GitLab
+    a project id or path) and the file holding the token; `environment`, for GitHub, also
+    records a deployment of each commit applied."""
+
+    api: str
+    repository: str
+    token_file: Path
+    environment: str | None = None
+
+
+@dataclass(frozen=True)
+class Notify:
+    """Whom a run tells, about what, how often, and how long it may try (apply and watch).
+
+    Secrets are only ever named by file (the webhook's secret, Slack's URL, the forges'
+    tokens); the files are read when a run sends, never here.
+    """
+
+    on: frozenset[str] = frozenset(NOTIFY_ON)
+    repeat: float = 86_400.0  # seconds before an unchanged item is told again (0: never)
+    timeout: float = 10.0  # seconds one receiver may take, retries included
+    max_bytes: int = DEFAULT_NOTIFY_BYTES
+    window: float = 10.0  # watch: seconds of reconciles one digest gathers
+    webhook: Webhook | None = None
+    slack_file: Path | None = None  # the incoming webhook's URL (itself a secret)
+    alertmanager: str | None = None
+    alert_ttl: float = 3_600.0  # seconds a firing alert lasts unless sent again
+    github: Forge | None = None
+    gitlab: Forge | None = None
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.on - set(NOTIFY_ON))
+        if unknown:
+            raise UsageError(
+                f"--notify-on does not know {', '.join(map(repr, unknown))}",
+                hint=f"name any of {', '.join(NOTIFY_ON)}, separated by commas",
+            )
+        if self.repeat < 0 or self.timeout < 1 or self.window < 0.1 or self.alert_ttl < 60:
+            raise UsageError(
+                "--notify-repeat must be 0 or more, --notify-timeout at least 1, "
+                "--notify-window at least 0.1 and --alertmanager-ttl at least 60 seconds"
+            )
+        if self.max_bytes < MIN_NOTIFY_BYTES:
+            raise UsageError(
+                f"--notify-max-bytes must be at least {MIN_NOTIFY_BYTES}, got {self.max_bytes}"
+            )
+        if self.alertmanager is not None:
+            _refuse_url("--alertmanager-url", self.alertmanager)
+
+    @property
+    def anyone(self) -> bool:
+        """Whether any receiver is configured (else a run tells nobody and reads nothing)."""
+        receivers = (self.webhook, self.slack_file, self.alertmanager, self.github, self.gitlab)
+        return any(receiver is not None for receiver in receivers)
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        notify_on: str,
+        notify_repeat: float,
+        notify_timeout: float,
+        notify_max_bytes: int,
+        webhook_url: str | None,
+        webhook_secret_file: Path | None,
+        slack_webhook_file: Path | None,
+        alertmanager_url: str | None,
+        alertmanager_ttl: float,
+        github_repo: str | None,
+        github_token_file: Path | None,
+        github_api: str,
+        github_environment: str | None,
+        gitlab_project: str | None,
+        gitlab_token_file: Path | None,
+        gitlab_api: str | None,
+        notify_window: float = 10.0,
+    ) -> Notify:
+        """The settings from their flags as typed (--notify-on as `a,b`)."""
+        on = frozenset(part.strip() for part in notify_on.split(",") if part.strip())
+        if webhook_secret_file is not None and webhook_url is None:
+            raise UsageError("--webhook-secret-file needs --webhook-url")
+        webhook = Webhook(webhook_url, webhook_secret_file) if webhook_url else None
+        github = _github(github_repo, github_token_file, github_api, github_environment)
+        gitlab = _gitlab(gitlab_project, gitlab_token_file, gitlab_api)
+        return cls(
+            on,
+            notify_repeat,
+            notify_timeout,
+            notify_max_bytes,
+            notify_window,
+            webhook,
+            slack_webhook_file,
+            alertmanager_url,
+            alertmanager_ttl,
+            github,
+            gitlab,
+        )
+
+
+_GITHUB_REPO = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
+
+
+def _github(
+    repo: str | None, token_file: Path | None, api: str, environment: str | None
+) -> Forge | None:
+    if repo is None:
+        if token_file is not None or environment is not None:
+            raise UsageError("--github-token-file and --github-environment need --github-repo")
+        return None
+    if not _GITHUB_REPO.match(repo):
+        raise UsageError(f"--github-repo must be OWNER/NAME, not {repo!r}")
+    if token_file is None:
+        raise UsageError(
+            "--github-repo needs --github-token-file",
+            hint="a token that may write commit statuses (and deployments), in a mounted file",
+        )
+    _refuse_url("--github-api", api)
+    return Forge(api.rstrip("/"), repo, token_file, environment or None)
+
+
+def _gitlab(project: str | None, token_file: Path | None, api: str | None) -> Forge | None:
+    if project is None:
+        if token_file is not None or api is not None:
+            raise UsageError("--gitlab-token-file and --gitlab-api need --gitlab-project")
+        return None
+    if token_file is None or api is None:
+        raise UsageError(
+            "--gitlab-project needs --gitlab-api and --gitlab-token-file",
+            hint="for example --gitlab-api https://gitlab.example.com/api/v4",
+        )
+    if not project.strip("/"):
+        raise UsageError("--gitlab-project must be a project id or path (group/name)")
+    _refuse_url("--gitlab-api", api)
+    return Forge(api.rstrip("/"), project.strip("/"), token_file)
+
+
+def _refuse_url(flag: str, url: str, *, query: bool = False) -> None:
+    """A receiver's URL: http(s), a host, no credentials (they belong in files)."""
+    problem = pushgateway_problem(url)
+    if problem == "must not have a query or fragment" and query:
+        problem = None
+    if problem is not None:
+        raise UsageError(f"{flag} {problem}")

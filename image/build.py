@@ -1,10 +1,11 @@
 """Build the driftctl image without an engine: `python -m image.build`.
 
 `localhost/driftctl:<version>` is a minimal Debian root file system (mmdebstrap's
-`essential` variant plus python3, git, OpenSSH's client for ssh:// repositories and CA
-certificates), a virtual environment at /opt/driftctl holding driftctl's wheel and its
-dependencies (installed from the package index by the image's own Python, inside the root
-file system), the user 65532 and the entrypoint `driftctl`. No compiler, no pip, no package
+`essential` variant plus python3, git, OpenSSH's client for ssh:// repositories and SSH
+signatures, gpg for OpenPGP signatures (--verify) and CA certificates), a virtual
+environment at /opt/driftctl holding driftctl's wheel and its dependencies (installed from
+the package index by the image's own Python, inside the root file system), the user 65532
+and the entrypoint `driftctl`. No compiler, no pip, no package
 lists, no docs or man pages.
 
 Debian comes from the mirror this machine's own apt sources name, so nothing here names
@@ -32,7 +33,7 @@ from image.oci import ImageConfig, write_image
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = "trixie"  # Debian 13: Python 3.13
-PACKAGES = ["python3", "python3-venv", "git", "openssh-client", "ca-certificates"]
+PACKAGES = ["python3", "python3-venv", "git", "openssh-client", "gpg", "ca-certificates"]
 # Only needed to make the virtual environment; purged once it exists.
 BUILD_ONLY = ["python3-venv", "python3.13-venv", "python3-pip-whl", "python3-setuptools-whl"]
 VENV = "/opt/driftctl"

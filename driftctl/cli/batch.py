@@ -15,9 +15,11 @@ from driftctl.cli.flag_groups import (
     drift_flags,
     lock_flags,
     metrics_flags,
+    notify_flags,
     policy_flags,
     shard_flags,
     source_flags,
+    verify_flags,
     waiting_lock_flags,
 )
 from driftctl.cli.flags import F, flag, given, output_flag
@@ -29,10 +31,12 @@ from driftctl.settings import (
     Drift,
     Lock,
     Metrics,
+    Notify,
     Policy,
     SavedPlanUse,
     Shard,
     Source,
+    Verify,
 )
 
 
@@ -43,6 +47,8 @@ from driftctl.settings import (
 @policy_flags
 @drift_flags
 @shard_flags
+@verify_flags
+@lock_flags
 @flag("show-unchanged", is_flag=True, help="List unchanged objects too (text output).")
 @flag(
     "out",
@@ -67,6 +73,8 @@ def plan(
     policy: Policy,
     drift: Drift,
     shard: Shard,
+    verify: Verify,
+    lock: Lock,
     show_unchanged: bool,
     show_foreign: bool,
     out: Path | None,
@@ -81,7 +89,9 @@ def plan(
     same. Objects that cannot have drifted cost no request; the others are checked with a
     server-side dry-run. Takes no lock. With --shard-count, only this shard's WebApps. With
     --out FILE the plan is also saved (only for a commit: not a dirty working tree), with
-    the live uid and resourceVersion of each object, for `apply --plan FILE`. Exit 0 when
+    the live uid and resourceVersion of each object, for `apply --plan FILE`. With --verify,
+    a commit `apply` would refuse is refused the same way (exit 3), against the last
+    revision verified that the run lock's Lease records (read, not written). Exit 0 when
     the cluster equals Git, 1 when it differs, 2/3/4 on errors.
     """
     from driftctl.pipeline import batch
@@ -97,6 +107,8 @@ def plan(
         notice=log.retry,
         out=out,
         tick=log.tick(output),
+        verify=verify,
+        lock=lock,
     )
     log.warnings(planned.desired.warnings)
     if planned.crd_notice is not None:
@@ -138,8 +150,10 @@ def saved_plan_alone(command: F) -> F:
 @policy_flags
 @drift_flags
 @shard_flags
+@verify_flags
 @waiting_lock_flags
 @metrics_flags
+@notify_flags
 @flag(
     "plan",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -165,8 +179,10 @@ def apply(
     policy: Policy,
     drift: Drift,
     shard: Shard,
+    verify: Verify,
     lock: Lock,
     metrics: Metrics,
+    notify: Notify,
     plan: Path | None,
     max_events: int,
     output: str,
@@ -178,11 +194,19 @@ def apply(
     object succeeded, 5 when some failed (the others applied), 6 when another run holds the
     lock, 3/4 on errors (3 also for a saved plan made for another instance, source or CRD).
     With --shard-count, only this shard's WebApps, under this shard's own Lease; with
-    --pushgateway, the run's metrics are pushed when it ends.
+    --pushgateway, the run's metrics are pushed when it ends. With receivers (--webhook-url,
+    --slack-webhook-file, --alertmanager-url, --github-repo, --gitlab-project), one digest
+    of what is new goes out when the run ends; a receiver that fails is a warning.
 
     With --plan FILE: applies that saved plan at its commit with its policy. An object whose
     live uid or resourceVersion moved since is planned again: it proceeds when its action
     and patch are unchanged, and is refused (exit 5) otherwise.
+
+    With --verify head|all: the commit (all: and every commit since the last revision
+    verified and applied) must be signed by a key of --trusted-keys or --allowed-signers,
+    and must descend from that revision (unless --allow-rewind); otherwise one line names
+    the commit, its signer or "unsigned", and the reason, nothing is written, and the run
+    exits 3. The revision applied is recorded on the run lock's Lease.
     """
     from driftctl.pipeline import batch
     from driftctl.render import plan as plan_render
@@ -195,12 +219,14 @@ def apply(
         drift=drift,
         shard=shard,
         metrics=metrics,
+        notify=notify,
         environ=os.environ,
         notice=log.retry,
         warn=log.warn,
         progress=log.progress(output),
         planned=log.planned,
         plan_file=plan,
+        verify=verify,
     )
     if output == "json":
         click.echo(plan_render.outcomes_json(report.outcomes), nl=False)

@@ -12,10 +12,11 @@ from driftctl.cli.flag_groups import (
     drift_flags,
     policy_flags,
     source_flags_without_ref,
+    verify_flags_without_rewind,
 )
 from driftctl.cli.flags import flag, output_flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import Check, Cluster, Drift, Policy, Source
+from driftctl.settings import Check, Cluster, Drift, Policy, Source, Verify, check_trust_flags
 
 
 @click.command()
@@ -28,6 +29,7 @@ from driftctl.settings import Check, Cluster, Drift, Policy, Source
 @cluster_flags
 @policy_flags
 @drift_flags
+@verify_flags_without_rewind
 @check_flags
 @output_flag("text", "json", "markdown")
 @click.pass_context
@@ -40,6 +42,7 @@ def check(
     cluster: Cluster,
     policy: Policy,
     drift: Drift,
+    verify: Verify,
     settings: Check,
     output: str,
 ) -> None:
@@ -52,10 +55,16 @@ def check(
     replacements and blocked objects. Read-only: writes nothing, takes no lock. Exit 0, or
     1 when it finds what --fail-on names (3 for `invalid`); 4 when Git or the cluster
     cannot be read.
+
+    With --verify all: every commit of the pull request (base..head) with its signer or
+    "unsigned", and whether its key is trusted (--trusted-keys, --allowed-signers); with
+    --verify head, the head commit alone. --fail-on unsigned and --fail-on untrusted make
+    such commits fail it (exit 1).
     """
     from driftctl.pipeline import check as pre_merge
     from driftctl.render import check as check_render
 
+    check_trust_flags(settings, verify)
     report = pre_merge.check(
         source.at(base),
         source.at(head),
@@ -63,6 +72,7 @@ def check(
         policy,
         settings,
         drift=drift,
+        verify=verify,
         environ=os.environ,
         notice=TextLog(style()).retry,
     )

@@ -19,15 +19,20 @@ from driftctl.settings import (
     DEFAULT_MAX_BYTES,
     DEFAULT_OVERRIDE_MANAGERS,
     FAIL_ON,
+    GITHUB_API,
+    NOTIFY_ON,
+    VERIFY_MODES,
     Check,
     Cluster,
     Drift,
     GitAuth,
     Lock,
     Metrics,
+    Notify,
     Policy,
     Shard,
     Source,
+    Verify,
     Watch,
     namespace_list,
 )
@@ -349,3 +354,144 @@ check_flags = FlagGroup(
     flag("offline", is_flag=True, help="Never read the cluster, even with credentials."),
 )
 """--fail-on, --max-bytes, --offline: `Check`, what makes the pre-merge check fail."""
+
+
+def _verify_of(
+    *,
+    verify: str,
+    trusted_keys: Path | None,
+    allowed_signers: Path | None,
+    allow_rewind: bool = False,
+) -> Verify:
+    return Verify(verify, trusted_keys, allowed_signers, allow_rewind)
+
+
+_verify = (
+    flag(
+        "verify",
+        type=click.Choice(VERIFY_MODES),
+        default="off",
+        help="Refuse (exit 3) a commit not signed by a trusted key: `head` checks the commit "
+        "read (and the annotated tag its ref names), `all` every commit since the last "
+        "revision verified and applied (recorded on the run lock's Lease).",
+    ),
+    flag(
+        "trusted-keys",
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Folder of trusted OpenPGP public keys, armored, one *.asc file each (a subkey "
+        "signs for its primary key; expired or revoked keys are not trusted).",
+    ),
+    flag(
+        "allowed-signers",
+        metavar="FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="ssh-keygen allowed-signers file: the SSH keys trusted to sign commits.",
+    ),
+)
+verify_flags = FlagGroup(
+    "verify",
+    _verify_of,
+    *_verify,
+    flag(
+        "allow-rewind",
+        is_flag=True,
+        help="With --verify, apply a commit that does not descend from the last revision "
+        "verified and applied (a force-push back; its head is checked as on a first run).",
+    ),
+)
+"""--verify, --trusted-keys, --allowed-signers, --allow-rewind: a `Verify`, which commits
+must be signed by a trusted key before anything is applied (plan, apply, watch)."""
+verify_flags_without_rewind = FlagGroup("verify", _verify_of, *_verify)
+"""The same without --allow-rewind, for `check` (a pull request is never a rewind)."""
+_file = click.Path(dir_okay=False, path_type=Path)
+_notify = (
+    flag(
+        "notify-on",
+        default=",".join(NOTIFY_ON),
+        metavar="SET",
+        help="What is worth telling, comma-separated: any of " + ", ".join(NOTIFY_ON) + ".",
+    ),
+    flag(
+        "notify-repeat",
+        type=click.FloatRange(min=0),
+        default=86_400,
+        help="Seconds before something told and unchanged is told again (0: never).",
+    ),
+    flag(
+        "notify-timeout",
+        type=click.FloatRange(min=1),
+        default=10,
+        help="Seconds each receiver may take, retries included; a receiver that fails is a "
+        "warning, never a failed run.",
+    ),
+    flag(
+        "notify-max-bytes",
+        type=click.IntRange(min=1),
+        default=16_384,
+        help="Most bytes of a digest; the items that do not fit are counted, not listed.",
+    ),
+    flag("webhook-url", metavar="URL", help="POST each digest as JSON to this URL."),
+    flag(
+        "webhook-secret-file",
+        type=_file,
+        help="File holding the secret the webhook's bodies are signed with "
+        "(X-Driftctl-Signature-256: sha256=HMAC).",
+    ),
+    flag(
+        "slack-webhook-file",
+        type=_file,
+        help="File holding a Slack-compatible incoming webhook's URL (the URL is the secret).",
+    ),
+    flag(
+        "alertmanager-url",
+        metavar="URL",
+        help="Send each condition found as an alert to this Prometheus Alertmanager "
+        "(http://host:9093), resolved once it is gone.",
+    ),
+    flag(
+        "alertmanager-ttl",
+        type=click.FloatRange(min=60),
+        default=3_600,
+        help="Seconds a firing alert lasts unless a later run sends it again (above the time "
+        "between runs).",
+    ),
+    flag(
+        "github-repo",
+        metavar="OWNER/NAME",
+        help="Set the status of each commit applied on this GitHub repository.",
+    ),
+    flag("github-token-file", type=_file, help="File holding the GitHub token."),
+    flag(
+        "github-api",
+        default=GITHUB_API,
+        metavar="URL",
+        help="GitHub's API (Enterprise: https://HOST/api/v3).",
+    ),
+    flag(
+        "github-environment",
+        metavar="NAME",
+        help="Also record a GitHub deployment of each commit applied to this environment.",
+    ),
+    flag(
+        "gitlab-project",
+        metavar="ID|PATH",
+        help="Set the status of each commit applied on this GitLab project.",
+    ),
+    flag("gitlab-token-file", type=_file, help="File holding the GitLab token."),
+    flag("gitlab-api", metavar="URL", help="GitLab's API (https://HOST/api/v4)."),
+)
+notify_flags = FlagGroup("notify", Notify.of, *_notify)
+"""The receivers, what they are told and how long they may take: `Notify` (apply)."""
+watching_notify_flags = FlagGroup(
+    "notify",
+    Notify.of,
+    *_notify,
+    flag(
+        "notify-window",
+        type=click.FloatRange(min=0.1),
+        default=10,
+        help="Seconds of reconciles one digest gathers.",
+    ),
+)
+"""The same, and how long watch gathers one digest: `Notify` (watch)."""

@@ -14,11 +14,23 @@ from driftctl.cli.flag_groups import (
     lock_flags,
     policy_flags,
     source_flags,
+    verify_flags,
     watch_flags,
+    watching_notify_flags,
 )
 from driftctl.cli.flags import flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, Watch
+from driftctl.settings import (
+    MAX_EVENTS,
+    Cluster,
+    Drift,
+    Lock,
+    Notify,
+    Policy,
+    Source,
+    Verify,
+    Watch,
+)
 
 
 @click.command()
@@ -26,6 +38,7 @@ from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, 
 @cluster_flags
 @policy_flags
 @drift_flags
+@verify_flags
 @lock_flags
 @flag(
     "max-events",
@@ -34,15 +47,18 @@ from driftctl.settings import MAX_EVENTS, Cluster, Drift, Lock, Policy, Source, 
     help="Most Kubernetes Events one reconcile records (one per changed WebApp).",
 )
 @watch_flags
+@watching_notify_flags
 def watch(
     *,
     source: Source,
     cluster: Cluster,
     policy: Policy,
     drift: Drift,
+    verify: Verify,
     lock: Lock,
     max_events: int,
     settings: Watch,
+    notify: Notify,
 ) -> None:
     """Keep the cluster equal to Git continuously: the operator form of `apply`.
 
@@ -52,15 +68,21 @@ def watch(
     the same plan and apply as `apply` (--timeout bounds each reconcile); a failed one is
     tried again after 1 s, doubling up to 5 minutes. It looks at the Git ref every
     --git-poll seconds and runs a full plan and apply when it moved, and every --resync
-    seconds. Serves /healthz, /readyz and Prometheus /metrics on --metrics-addr. Runs until
-    SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when the cluster cannot be
-    used, 6 when it lost the Lease to another process or could not renew it in time.
+    seconds. With receivers (as apply's), one digest per --notify-window of what the
+    reconciles did or found. Serves /healthz, /readyz and Prometheus /metrics on
+    --metrics-addr. Runs until SIGTERM (exit 0); 3 when Git is invalid at the start, 4 when
+    the cluster cannot be used, 6 when it lost the Lease to another process or could not
+    renew it in time.
+
+    With --verify, each commit is verified as `apply` verifies it before it is applied: at
+    the start (a refusal exits 3) and at each Git poll that sees the ref move, where a
+    refused commit is logged in one line and the last verified one stays in force.
     """
     from driftctl.pipeline import watch as run
 
     stop = _stopped_by_signals()
     cluster = dataclasses.replace(cluster, max_events=max_events)
-    setup = run.Setup(source, cluster, policy, lock, settings, drift)
+    setup = run.Setup(source, cluster, policy, lock, settings, drift, notify, verify)
     log = TextLog(style())
 
     def say(line: str) -> None:

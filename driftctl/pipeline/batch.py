@@ -3,11 +3,12 @@
 `plan` reads (LIST pages and dry-runs) and never writes to the cluster (`--out` writes
 only the saved-plan file). `apply` takes the run lock first, then plans (or, with
 `--plan`, checks a saved plan: pipeline.saved_plan) and carries the plan out, and when the
-run ends (however it ends) pushes its metrics to the Pushgateway, if one is given.
-`unlock` frees the lock. A sharded run does all of this for its own shard: its part of
-the plan, its own Lease, its own metrics group. Each function is one command's flow over
-the engine (pipeline.engine: the plan sequence, the applier under the run lock); none
-decides anything itself or prints anything.
+run ends (however it ends) pushes its metrics to the Pushgateway, if one is given; with
+receivers to notify (pipeline.notify), it then tells them what is new, once (a digest,
+alerts, the commit's status). `unlock` frees the lock. A sharded run does all of this for
+its own shard: its part of the plan, its own Lease, its own metrics group. Each function
+is one command's flow over the engine (pipeline.engine: the plan sequence, the applier
+under the run lock); none decides anything itself or prints anything.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from pathlib import Path
 
 from driftctl import conventions as c
 from driftctl.core.api.lease import LeaseRef
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
-from driftctl.errors import DriftctlError, ExitCode
-from driftctl.pipeline import saved_plan
+from driftctl.errors import DriftctlError, ExitCode, LockHeld
+from driftctl.pipeline import saved_plan, trust
 from driftctl.pipeline.engine import (
     Notice,
     applier_for,
@@ -35,9 +37,22 @@ from driftctl.pipeline.engine import (
     make_plan,
     open_cluster,
 )
+from driftctl.pipeline.notify import Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.render.metrics import RunResult, grouping_key, run_registry
-from driftctl.settings import WHOLE, Cluster, Drift, Lock, Metrics, Policy, Shard, Source
+from driftctl.settings import (
+    NO_VERIFY,
+    WHOLE,
+    Cluster,
+    Drift,
+    Lock,
+    Metrics,
+    Notify,
+    Policy,
+    Shard,
+    Source,
+    Verify,
+)
 from driftctl.shell.apply import Progress, Tick, no_tick
 from driftctl.shell.lock import RunLock, break_lock
 from driftctl.shell.pushgateway import push_add
@@ -72,13 +87,19 @@ def plan(
     notice: Notice,
     out: Path | None = None,
     tick: Tick = no_tick,
+    verify: Verify = NO_VERIFY,
+    lock: Lock | None = None,
 ) -> Planned:
     """The `plan` command: what apply would do, with no write and no lock; with `out`,
-    the plan is also saved there for `apply --plan`."""
+    the plan is also saved there for `apply --plan`. With `verify`, a commit apply would
+    refuse is refused the same way (the anchor read from `lock`'s Lease, not written)."""
     desired = in_scope(load_desired(source, environ), cluster)
     if out is not None:
         saved_plan.check_savable(desired)
     kube = open_cluster(cluster, notice)
+    lease = lease_of(cluster, lock or Lock(), shard) if verify.enabled else None
+    if lease is not None:
+        desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
     the_plan, live = make_plan(kube, desired, cluster, policy, shard, drift=drift, tick=tick)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
@@ -95,6 +116,7 @@ def apply(
     drift: Drift | None = None,
     shard: Shard = WHOLE,
     metrics: Metrics | None = None,
+    notify: Notify | None = None,
     environ: Mapping[str, str],
     notice: Notice,
     progress: Progress,
@@ -102,16 +124,27 @@ def apply(
     planned: Callable[[Plan], None] = _ignore,
     wall_clock: Callable[[], float] = time.time,
     plan_file: Path | None = None,
+    verify: Verify = NO_VERIFY,
 ) -> ApplyReport:
     """The `apply` command: lock, plan, carry out, write status; one outcome per object.
 
     Metrics are pushed when the run ends, failed or not; a push that fails is a warning
-    (`warn`), never a failed run. `planned` hears the plan before it is carried out. With
-    `plan_file`, the saved plan is carried out instead (pipeline.saved_plan).
+    (`warn`), never a failed run; so is a notification (`notify`) that fails, sent after
+    that (a run stopped by the lock or interrupted tells nobody). `planned` hears the plan
+    before it is carried out. With `plan_file`, the saved plan is carried out instead
+    (pipeline.saved_plan). With `verify`, its commit is verified before anything is
+    planned (pipeline.trust).
     """
     push = _pusher(cluster, shard, metrics, warn, wall_clock)
+    teller = Teller(notify or Notify(), cluster, lock, shard, warn)
+    seen: list[Plan] = []
+
+    def heard(plan: Plan) -> None:
+        seen.append(plan)
+        planned(plan)
+
     try:
-        report = _carry_out(
+        report, verified = _carry_out(
             source,
             cluster,
             policy,
@@ -122,16 +155,24 @@ def apply(
             notice=notice,
             warn=warn,
             progress=progress,
-            planned=planned,
+            planned=heard,
             plan_file=plan_file,
+            verify=verify,
         )
+    except LockHeld as held:
+        push(held.exit_code, None, None)
+        raise
     except DriftctlError as error:
-        push(error.exit_code, None)
+        push(error.exit_code, None, None)
+        plan = seen[0] if seen else None
+        teller.tell_run(RunFacts(plan.revision if plan else "", plan, error=error))
         raise
     except KeyboardInterrupt:
-        push(ExitCode.INTERRUPTED, None)
+        push(ExitCode.INTERRUPTED, None, None)
         raise
-    push(report.exit_code, report)
+    push(report.exit_code, report, verified)
+    plan = seen[0] if seen else None
+    teller.tell_run(RunFacts(report.revision or (plan.revision if plan else ""), plan, report))
     return report
 
 
@@ -141,14 +182,15 @@ def _pusher(
     metrics: Metrics | None,
     warn: Notice,
     wall_clock: Callable[[], float],
-) -> Callable[[int, ApplyReport | None], None]:
+) -> Callable[[int, ApplyReport | None, tuple[str, str] | None], None]:
     """What pushes a run's metrics when it ends (nothing without --pushgateway)."""
     started = time.monotonic()
 
-    def push(code: int, report: ApplyReport | None) -> None:
+    def push(code: int, report: ApplyReport | None, verified: tuple[str, str] | None) -> None:
         if metrics is None or metrics.pushgateway is None:
             return
-        result = RunResult(code, wall_clock(), time.monotonic() - started, shard, report)
+        took = time.monotonic() - started
+        result = RunResult(code, wall_clock(), took, shard, report, verified)
         group = grouping_key(cluster.instance, shard)
         failed = push_add(metrics.pushgateway, c.METRICS_JOB, group, run_registry(result))
         if failed is not None:
@@ -171,16 +213,24 @@ def _carry_out(
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
-) -> ApplyReport:
+    verify: Verify,
+) -> tuple[ApplyReport, tuple[str, str] | None]:
+    """The run under the lock: its report, and the commit verified with its signer."""
     saved = None
     if plan_file is None:
         desired = in_scope(load_desired(source, environ), cluster)  # bad input: no request
     else:
         saved, desired = saved_plan.load(plan_file, source, cluster, shard, environ)
         desired = in_scope(desired, cluster)
+        source = source.at(desired.revision.revision)
     kube = open_cluster(cluster, notice)
-    run_lock = RunLock(kube, lease_of(cluster, lock, shard), holder_identity())
-    run_lock.acquire(lock.timeout)
+    lease = lease_of(cluster, lock, shard)
+    # A commit --verify refuses is refused before the lock: nothing is written.
+    desired, anchor = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
+    run_lock = RunLock(kube, lease, holder_identity())
+    desired = trust.take_lock(
+        run_lock, desired, source, verify, timeout=lock.timeout, anchor=anchor, environ=environ
+    )
     with run_lock:
         if saved is None:
             the_plan, live = make_plan(
@@ -199,7 +249,10 @@ def _carry_out(
         if said is not None:
             warn(said)
         planned(the_plan)
-        return applier_for(kube, cluster, run_lock, the_plan, progress).carry_out(the_plan, live)
+        applier = applier_for(
+            kube, cluster, run_lock, the_plan, progress, verified=desired.revision.verified
+        )
+        return applier.carry_out(the_plan, live), desired.revision.verified
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import InvalidDesiredState
+from driftctl.pipeline import trust
 from driftctl.pipeline.engine import Goal, Notice, make_plans, open_cluster
 from driftctl.pipeline.offline import load_desired, validate_source
-from driftctl.settings import Check, Cluster, Drift, Policy, Source
+from driftctl.settings import NO_VERIFY, Check, Cluster, Drift, Policy, Source, Verify
 
 
 def check(
@@ -37,10 +38,12 @@ def check(
     settings: Check,
     *,
     drift: Drift | None = None,
+    verify: Verify = NO_VERIFY,
     environ: Mapping[str, str],
     notice: Notice,
 ) -> CheckReport:
-    """The `check` command: validation, the change, and (with a cluster) what merging does."""
+    """The `check` command: validation, the change, (with --verify) who signed each commit
+    of the pull request, and (with a cluster) what merging does."""
     try:
         base = load_desired(base_source, environ)
     except InvalidDesiredState as invalid:
@@ -48,6 +51,16 @@ def check(
     validated = validate_source(head_source, environ)
     # What apply would refuse with --target-namespaces is as invalid as what it cannot read.
     problems = validated.problems or tuple(out_of_scope(validated.webapps, cluster.namespaces))
+    commits = None
+    if verify.enabled:
+        commits = trust.pull_request(
+            head_source,
+            base.revision,
+            validated.revision,
+            verify,
+            base_ref=base_source.ref,
+            environ=environ,
+        )
     report = CheckReport(
         Side(base_source.ref or "working tree", base.revision),
         Side(head_source.ref or "working tree", validated.revision),
@@ -55,6 +68,7 @@ def check(
         settings.fail_on,
         problems=problems,
         warnings=validated.warnings,
+        commits=commits,
     )
     if problems:
         return report
@@ -72,6 +86,7 @@ def check(
         cluster=against_cluster(base, head, cluster, policy, notice, drift=drift or Drift())
         if settings.reads_cluster(cluster)
         else None,
+        commits=commits,
     )
 
 

@@ -209,9 +209,11 @@ def applier_for(
     progress: Progress,
     *,
     concurrency: int | None = None,
+    verified: tuple[str, str] | None = None,
 ) -> Applier:
     """The applier of one plan, held by `lock`: its Events capped and summed up on the
-    lock's Lease, stopping when the Lease is lost."""
+    lock's Lease, stopping when the Lease is lost; `verified` (the commit and the key that
+    signed it, --verify) goes into the status of the WebApps written at that commit."""
     now = datetime.datetime.now(datetime.UTC)
     recorder = Recorder(kube, now, cap=cluster.max_events, run=lock.lease, revision=plan.revision)
     return Applier(
@@ -223,6 +225,7 @@ def applier_for(
         cluster.concurrency if concurrency is None else concurrency,
         progress=progress,
         stop_requested=lambda: stop_reason(kube, lock),
+        verified=verified,
     )
 
 

@@ -5,12 +5,14 @@ Values arrive masked (core.planning.redaction); objects are named `Kind/namespac
 Markdown, for a pull-request comment or a CI job summary:
 - the first line is a hidden marker, `<!-- driftctl-check instance=I path=P -->`, so a bot
   can find its own comment and update it in place (one comment per instance and folder);
-- then the sides, a warning naming every prune, replacement and blocked object, the
-  table of counts per category, and the change in Git;
+- then the sides, a warning naming every prune, replacement and blocked object, every
+  commit that is unsigned or not trusted (--verify), the table of counts per category,
+  and the change in Git;
 - then one `<details>` per object with its field diff in a code block: first the prunes,
   replacements and blocked objects, then the others.
 - The report stays within `max_bytes` (UTF-8): the summary, every prune, replacement,
-  blocked object and validation problem are always kept; the details of the other
+  blocked object, untrusted commit and validation problem are always kept; the details of
+  the other
   objects are cut from the middle, whole blocks only (never inside a code block), and a
   note says how many were cut. Only the kept part alone can exceed the budget.
 - When nothing changed, the report is one line (the marker leads it).
@@ -37,6 +39,7 @@ from driftctl.core.planning.check import (
     Side,
 )
 from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.source.signatures import Verdict
 from driftctl.errors import Problem
 from driftctl.render.plan import value_text
 from driftctl.render.style import Style
@@ -116,7 +119,11 @@ def check_text(report: CheckReport, style: Style | None = None) -> str:
             lines += [f"    {field_line(field)}" for field in item.fields]
             lines += [f"    deletes {key.display} during cleanup" for key in item.deletes]
         lines += [style.paint(f"refused: {refusal}", "red") for refusal in report.cluster.refusals]
+    for verdict in report.commits or ():
+        lines.append(style.paint(_verdict_line(verdict), "green" if verdict.trusted else "red"))
     lines.append(style.paint(f"Git: {_git_summary(report)}  [{_sides(report)}]", "bold"))
+    if report.commits is not None:
+        lines.append(style.paint(f"Commits: {_commits_summary(report.commits)}", "bold"))
     lines.append(style.paint(_cluster_summary(report), "bold"))
     lines.append(_verdict(report))
     return "\n".join(lines) + "\n"
@@ -136,6 +143,25 @@ def _object_title(item: CheckedObject) -> str:
     cause = "introduced by this pull request" if item.introduced else "already pending"
     reason = f": {item.reason}" if item.reason else ""
     return f"[{item.category}] {item.key.display}: {item.verb} ({cause}){reason}"
+
+
+def _verdict_line(verdict: Verdict) -> str:
+    """`[unsigned] commit 1a2b3c4d5e6f: it carries no signature`, `[trusted] ...: signer`."""
+    label = verdict.counts_as or "trusted"
+    what = verdict.subject.display
+    if verdict.trusted:
+        return f"[{label}] {what}: signed by {verdict.shown_signer}"
+    signer = f"signed by {verdict.signer}: " if verdict.signer else ""
+    return f"[{label}] {what}: {signer}{verdict.reason}"
+
+
+def _commits_summary(commits: Sequence[Verdict]) -> str:
+    checked = _plural(len(commits), "signature")
+    counts = [
+        f"{sum(1 for v in commits if v.counts_as == name)} {name}"
+        for name in ("unsigned", "untrusted")
+    ]
+    return f"{checked} checked: {sum(1 for v in commits if v.trusted)} trusted, {', '.join(counts)}"
 
 
 def _cluster_summary(report: CheckReport) -> str:
@@ -191,6 +217,9 @@ def check_json(report: CheckReport) -> str:
             "refusals": list(cluster.refusals),
             "objects": [_object_json(item) for item in cluster.objects],
         },
+        "commits": None
+        if report.commits is None
+        else [_commit_json(verdict) for verdict in report.commits],
         "found": list(report.found),
         "failOn": sorted(report.fail_on),
         "failedOn": list(report.failed_on),
@@ -206,6 +235,20 @@ def _side_json(side: Side) -> dict[str, Any]:
         "source": revision.source,
         "revision": revision.revision,
         "dirty": revision.dirty,
+    }
+
+
+def _commit_json(verdict: Verdict) -> dict[str, Any]:
+    subject = verdict.subject
+    return {
+        "kind": subject.kind,
+        "sha": subject.sha,
+        "tag": subject.tag_name,
+        "signer": verdict.signer,
+        "fingerprint": verdict.fingerprint,
+        "trusted": verdict.trusted,
+        "countsAs": verdict.counts_as,
+        "reason": verdict.reason or None,
     }
 
 
@@ -270,9 +313,10 @@ def check_markdown(report: CheckReport, max_bytes: int) -> str:
         return f"{marker} {_one_line(report)}\n"
     top = [marker, "### driftctl check", "", f"{_sides_markdown(report)}", ""]
     top += _flagged(report)
+    top += _untrusted(report)
     top += _summary_table(report)
     top += _problems(report)
-    blocks = _blocks(report)
+    blocks = _trusted_block(report) + _blocks(report)
     return _fitted(top, blocks, max_bytes)
 
 
@@ -327,6 +371,26 @@ def _flagged(report: CheckReport) -> list[str]:
     lines += [f"> - {_code(item.key.display)}: {_flag_text(item)}" for item in flagged]
     lines += [f"> - refused: {_escape(refusal)}" for refusal in refusals]
     return [*lines, ""]
+
+
+def _untrusted(report: CheckReport) -> list[str]:
+    """Every commit not trusted, as a warning: never cut from the report."""
+    failed = [verdict for verdict in report.commits or () if not verdict.trusted]
+    if not failed:
+        return []
+    lines = ["> [!CAUTION]", f"> **{_plural(len(failed), 'commit')} not signed by a trusted key**"]
+    lines += [f"> - {_escape(_verdict_line(verdict))}" for verdict in failed]
+    return [*lines, ""]
+
+
+def _trusted_block(report: CheckReport) -> list[_Block]:
+    """The commits signed by a trusted key, one foldable block (cut first when too long)."""
+    trusted = [verdict for verdict in report.commits or () if verdict.trusted]
+    if report.commits is None:
+        return []
+    summary = f"Commits: {_escape(_commits_summary(report.commits))}"
+    lines = [_verdict_line(verdict) for verdict in trusted]
+    return [_Block(_details(summary, lines, language="text"), optional=True)]
 
 
 def _flag_text(item: CheckedObject) -> str:
@@ -397,10 +461,12 @@ def _object_block(item: CheckedObject) -> _Block:
     return _Block(_details(summary, body, reason), optional=item.category not in _FLAGGED)
 
 
-def _details(summary: str, body: list[str], before: list[str] | None = None) -> tuple[str, ...]:
+def _details(
+    summary: str, body: list[str], before: list[str] | None = None, language: str = "diff"
+) -> tuple[str, ...]:
     lines = ["<details>", f"<summary>{summary}</summary>", "", *(before or [])]
     if body:
-        lines += [*_fenced("diff", body), ""]
+        lines += [*_fenced(language, body), ""]
     return (*lines, "</details>", "")
 
 

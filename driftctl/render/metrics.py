@@ -22,6 +22,10 @@ job="driftctl", instance, shard):
     driftctl_last_run_failed_objects         objects that failed
     driftctl_applied_revision_info{revision} 1, labelled with the Git commit of the last
                                              successful run
+    driftctl_verified_revision_info{revision,key}
+                                             1, labelled with the Git commit the last run
+                                             verified (--verify) and the fingerprint of the
+                                             key that signed it
     driftctl_shards                          the shard count the run was part of
 
 A run that stopped before it applied anything (invalid Git, cluster unreachable, lock
@@ -52,6 +56,7 @@ class RunResult:
     duration: float  # seconds
     shard: Shard
     report: ApplyReport | None = None
+    verified: tuple[str, str] | None = None  # the commit --verify checked, and its signer
 
     @property
     def succeeded(self) -> bool:
@@ -79,6 +84,8 @@ def run_registry(result: RunResult) -> CollectorRegistry:
             result.finished,
         )
         _revision(registry, result.report.revision if result.report else "")
+    if result.verified is not None:
+        _verified(registry, *result.verified)
     gauge("last_run_timestamp_seconds", "Unix time the last run ended.", result.finished)
     gauge("last_run_success", "1 when the last run succeeded, else 0.", int(result.succeeded))
     gauge("last_run_exit_code", "Exit code of the last run.", result.exit_code)
@@ -117,6 +124,18 @@ def _revision(registry: CollectorRegistry, revision: str) -> None:
         registry=registry,
     )
     info.labels(revision).set(1)
+
+
+def _verified(registry: CollectorRegistry, revision: str, key: str) -> None:
+    from prometheus_client import Gauge
+
+    info = Gauge(
+        PREFIX + "verified_revision_info",
+        "The Git commit the last run verified (--verify) and the key that signed it (value 1).",
+        ["revision", "key"],
+        registry=registry,
+    )
+    info.labels(revision, key).set(1)
 
 
 def _count(report: ApplyReport | None, outcome: Outcome) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
@@ -164,6 +164,7 @@ class Applier:
     concurrency: int = 4
     stop_requested: Callable[[], str | None] = lambda: None  # a reason to stop (the lock was lost)
     progress: Progress = field(default_factory=Progress)
+    verified: tuple[str, str] | None = None  # the run's commit and its signer (--verify)
     _plan: Plan = field(default_factory=lambda: Plan(()))
     _objects: dict[ObjectKey, Obj] = field(default_factory=dict)
     # A list, not a map: a WebApp cleaned up and created again has two outcomes.
@@ -317,7 +318,7 @@ class Applier:
         if self._crd.status is None:  # the installed CRD has no status subresource
             return []
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        facts = facts_of(self._plan, key, self._failed)
+        facts = replace(facts_of(self._plan, key, self._failed), verified=self.verified)
         schema = self._crd.status if self._crd.missing else None  # None: driftctl's own
         update = status_update(webapp, deployment, self.now, facts, schema=schema)
         if not update.changed:

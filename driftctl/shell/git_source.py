@@ -23,9 +23,10 @@ import hashlib
 import re
 import stat
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from driftctl.core.source.lineage import CommitGraph
 from driftctl.core.source.repo_url import RepoUrl, is_url, parse_repo_url, redact_text
 from driftctl.core.source.tree import (
     Snapshot,
@@ -192,7 +193,8 @@ def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str,
     git = _Git(cache, env, secrets)
     sha = _fetch(git, url, request.ref)
     entries = tuple(_tree_entries(git, sha, path, url.url))
-    return Snapshot(entries, sha, dirty=False, source=f"{url.url}#{path}")
+    tag = _tag_named(git, "FETCH_HEAD", sha) if request.ref != sha else None
+    return Snapshot(entries, sha, dirty=False, source=f"{url.url}#{path}", tag=tag)
 
 
 def _cache_repository(url: RepoUrl, cache_dir: Path, env: dict[str, str]) -> Path:
@@ -235,6 +237,16 @@ def _resolve(git: _Git, ref: str, where: str, *, shown: str | None = None) -> st
     return done.stdout.decode().strip()
 
 
+def _tag_named(git: _Git, ref: str, commit: str) -> str | None:
+    """The annotated tag object `ref` names (that peels to `commit`), or None."""
+    done = git.attempt("rev-parse", "--verify", "--quiet", "--end-of-options", ref)
+    named = done.stdout.decode().strip()
+    if done.returncode != 0 or named == commit:
+        return None
+    kind = git.attempt("cat-file", "-t", named)
+    return named if kind.returncode == 0 and kind.stdout.strip() == b"tag" else None
+
+
 def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, str]) -> Snapshot:
     if not repo.is_dir():
         raise SourceError(f"repository {repo} does not exist (or is not a folder)")
@@ -245,7 +257,8 @@ def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, st
     if ref is not None or bare:
         sha = _resolve(git, ref or "HEAD", str(top))
         entries = tuple(_tree_entries(git, sha, folder, str(top)))
-        return Snapshot(entries, sha, dirty=False, source=f"{top}#{folder}")
+        tag = _tag_named(git, ref, sha) if ref is not None else None
+        return Snapshot(entries, sha, dirty=False, source=f"{top}#{folder}", tag=tag)
     return _read_worktree(git, top, folder)
 
 
@@ -353,3 +366,82 @@ def _worktree_entry(top: Path, entry_path: str) -> TreeEntry | None:
 def _is_dirty(git: _Git, folder: str) -> bool:
     status = git.run("status", "--porcelain", "-z", "--untracked-files=all", "--", *_spec(folder))
     return bool(status.strip(b"\0"))
+
+
+# -- history, for --verify ------------------------------------------------------------------
+
+
+def commit_graph(request: Source, environ: Mapping[str, str], *tips: str) -> CommitGraph:
+    """The commits reachable from `tips` that the repository holds (a cache: as far as it was
+    fetched), each with its parents, and the shallow ones; tips it lacks are left out."""
+    git = _repository(request, environ)
+    present = [tip for tip in dict.fromkeys(tips) if _has_commit(git, tip)]
+    if not present:
+        return CommitGraph({})
+    listing = git.run("rev-list", "--parents", *present, "--", what="listing the history")
+    parents = {}
+    for line in listing.decode().splitlines():
+        commit, *above = line.split()
+        parents[commit] = tuple(above)
+    shallow_file = git.run("rev-parse", "--git-path", "shallow").decode().strip()
+    shallow_path = (
+        Path(shallow_file) if Path(shallow_file).is_absolute() else git.cwd / shallow_file
+    )
+    shallow = frozenset(shallow_path.read_text().split()) if shallow_path.is_file() else frozenset()
+    return CommitGraph(parents, shallow)
+
+
+def fetch_history(request: Source, environ: Mapping[str, str], *refs: str | None) -> bool:
+    """Fetch the whole history of `refs` (None: the remote's HEAD) into a URL's cache; False
+    when there is nothing more to fetch (a local repository, or a cache already whole)."""
+    if not is_url(request.repo):
+        return False
+    url = parse_repo_url(request.repo)
+    git = _repository(request, environ)
+    if git.attempt("rev-parse", "--is-shallow-repository").stdout.strip() != b"true":
+        return False
+    wanted = [ref or "HEAD" for ref in dict.fromkeys(refs)]
+    git.run(
+        "fetch", "--unshallow", "--no-tags", "--quiet", "--end-of-options", url.url, *wanted,
+        timeout=FETCH_TIMEOUT_SECONDS, what=f"fetching the history of {url.url}",
+    )  # fmt: skip
+    return True
+
+
+def read_objects(
+    request: Source, environ: Mapping[str, str], shas: Iterable[str]
+) -> dict[str, bytes]:
+    """The raw bytes of commits and tags (`git cat-file`), by SHA, from one process."""
+    wanted = list(dict.fromkeys(shas))
+    if not wanted:
+        return {}
+    git = _repository(request, environ)
+    output = git.run("cat-file", "--batch", input="".join(f"{sha}\n" for sha in wanted).encode())
+    found: dict[str, bytes] = {}
+    offset = 0
+    for sha in wanted:
+        header_end = output.index(b"\n", offset)
+        header = output[offset:header_end].split()
+        if header[-1] == b"missing":
+            raise SourceError(f"object {sha[:12]} is not in the repository")
+        length = int(header[2])
+        start = header_end + 1
+        found[sha] = output[start : start + length]
+        offset = start + length + 1
+    return found
+
+
+def where(request: Source) -> str:
+    """How messages name the repository: its path, or its URL without credentials."""
+    return parse_repo_url(request.repo).url if is_url(request.repo) else request.repo
+
+
+def _repository(request: Source, environ: Mapping[str, str]) -> _Git:
+    """git in the repository a source was read from: a URL's cache, or a local repository."""
+    if is_url(request.repo):
+        url = parse_repo_url(request.repo)
+        env = git_environment(environ, url)
+        secrets = authenticate(env, url, environ, request.auth)
+        cache = _cache_repository(url, request.cache_dir or default_cache_dir(environ), env)
+        return _Git(cache, env, secrets)
+    return _Git(Path(request.repo).resolve(), git_environment(environ))

@@ -7,6 +7,12 @@ turns true, and the run stops before its next write, when a renewal is refused (
 `driftctl unlock`, or the Lease expired and another run took it) or when no renewal
 succeeded within the renew deadline (the API server is unreachable): that is before the
 Lease expires for the others, so two runs never act at once.
+
+With --verify, the Lease also records the last revision a run verified and applied
+(core.api.lease.Verified): `acquire` writes it in the same write that takes the lock, but
+only while the Lease still records the revision the run verified against (else
+AnchorMoved: verify again), and `record` writes a new one while the lock is held (watch).
+Writes are one at a time, so a record never races the renewer into a conflict.
 """
 
 from __future__ import annotations
@@ -29,6 +35,14 @@ from driftctl.shell.kube import ApiError, Kube
 
 POLL_SECONDS = 1.0
 DEFAULT_TERM = decide.Term()  # 30 s Lease, renewed every 10 s, given up at 20 s
+
+
+class AnchorMoved(Exception):
+    """Another run recorded another revision verified since this run read the Lease."""
+
+    def __init__(self, anchor: str | None) -> None:
+        super().__init__(anchor)
+        self.anchor = anchor
 
 
 def utc_now() -> datetime.datetime:
@@ -56,6 +70,7 @@ class RunLock:
         self._refused = False
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
+        self._writing = threading.Lock()  # one write of the Lease at a time
 
     @property
     def standing(self) -> decide.Standing:
@@ -78,13 +93,26 @@ class RunLock:
         """The Lease as this run last wrote it (uid included), None before it is taken."""
         return self._lease
 
-    def acquire(self, timeout: float) -> None:
-        """Take the Lease, waiting up to `timeout` seconds for a live holder; LockHeld after."""
+    def acquire(
+        self,
+        timeout: float,
+        *,
+        verified: decide.Verified | None = None,
+        anchor: str | None = None,
+    ) -> None:
+        """Take the Lease, waiting up to `timeout` seconds for a live holder; LockHeld after.
+
+        With `verified`, the same write records it as the last revision verified, provided
+        the Lease still records `anchor` (what it was verified against); AnchorMoved if not.
+        """
         give_up = time.monotonic() + timeout
         while True:
             current = read_lease(self._kube, self._ref)
             step = decide.decide(current, self._me, self._clock())
-            if step is not decide.Step.WAIT and self._write(current):
+            if step is not decide.Step.WAIT and verified and not decide.still_at(current, anchor):
+                moved = decide.verified_of(current)
+                raise AnchorMoved(moved.revision if moved else None)
+            if step is not decide.Step.WAIT and self._write(current, verified=verified):
                 return
             if step is decide.Step.WAIT and time.monotonic() >= give_up:
                 raise self._refusal(current)
@@ -100,11 +128,37 @@ class RunLock:
             "or break a stale lock with `driftctl unlock`",
         )
 
-    def _write(self, current: dict[str, Any] | None, kube: Kube | None = None) -> bool:
+    def record(self, verified: decide.Verified) -> None:
+        """Record `verified` as the last revision verified, on the Lease this run holds
+        (renewing it too); a refusal (409) means the Lease was lost, as for a renewal."""
+        with self._writing:
+            if self._lease is None or self.lost:
+                raise LockHeld(f"cannot record {verified.revision[:12]}: the lock is not held")
+            if not self._write(self._lease, verified=verified):
+                self._refused = True
+                raise LockHeld(f"{self._ref.display} was taken by another run")
+
+    def _renew(self, kube: Kube) -> bool:
+        """One renewal of the Lease as last written (one write at a time)."""
+        with self._writing:
+            return self._write(self._lease, kube)
+
+    def _write(
+        self,
+        current: dict[str, Any] | None,
+        kube: Kube | None = None,
+        *,
+        verified: decide.Verified | None = None,
+    ) -> bool:
         """Write ourselves in; False when another run won the race (409)."""
         stamped = self._monotonic()  # before renewTime is read off the clock: never late
         body = decide.held(
-            current, self._ref, me=self._me, duration=self._term.duration, now=self._clock()
+            current,
+            self._ref,
+            me=self._me,
+            duration=self._term.duration,
+            now=self._clock(),
+            verified=verified,
         )
         try:
             written = (kube or self._kube).send(
@@ -125,7 +179,7 @@ class RunLock:
                 return  # overdue: the run stops; the Lease is left to expire
             budget = decide.renewal_budget(self._renewed_at, self._monotonic(), term)
             try:
-                renewed = self._write(self._lease, self._kube.bounded(budget))
+                renewed = self._renew(self._kube.bounded(budget))
             except ApiError:
                 renewed = False  # unreachable, or a transient failure: try again soon
             else:

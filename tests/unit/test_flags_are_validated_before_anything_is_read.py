@@ -71,6 +71,13 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
             "--git-token-file and --git-ssh-key-file cannot be used together",
             id="token-and-ssh-key",
         ),
+        pytest.param(["--verify", "tail"], "Invalid value for '--verify'", id="verify-mode"),
+        pytest.param(["--verify", "head"], "--verify head needs the keys to trust", id="no-keys"),
+        pytest.param(
+            ["--trusted-keys", "/keys", "--allow-rewind"],
+            "--trusted-keys, --allow-rewind only work with --verify head or --verify all",
+            id="keys-without-verify",
+        ),
     ],
 )
 def test_a_bad_flag_exits_2_naming_it_before_git_or_the_cluster(

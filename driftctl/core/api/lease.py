@@ -137,6 +137,31 @@ def decide(lease: dict[str, Any] | None, me: str, now: datetime.datetime) -> Ste
     return Step.WAIT
 
 
+@dataclass(frozen=True)
+class Verified:
+    """The last revision a run verified (--verify) and applied, and the key that signed it:
+    recorded on the run lock's Lease, so that the next run, in any Pod, knows it."""
+
+    revision: str
+    key: str
+
+
+def verified_of(lease: dict[str, Any] | None) -> Verified | None:
+    """What a Lease records as the last revision verified and applied (None: nothing yet)."""
+    annotations = ((lease or {}).get("metadata") or {}).get("annotations") or {}
+    revision = annotations.get(c.VERIFIED_REVISION_ANNOTATION)
+    if not revision:
+        return None
+    return Verified(str(revision), str(annotations.get(c.VERIFIED_KEY_ANNOTATION) or ""))
+
+
+def still_at(lease: dict[str, Any] | None, anchor: str | None) -> bool:
+    """Whether a Lease still records `anchor` as the last revision verified: a run verified
+    its commit against it, and may record its own only if no other run moved it since."""
+    recorded = verified_of(lease)
+    return (recorded.revision if recorded else None) == anchor
+
+
 def held(
     lease: dict[str, Any] | None,
     ref: LeaseRef,
@@ -144,15 +169,24 @@ def held(
     me: str,
     duration: int,
     now: datetime.datetime,
+    verified: Verified | None = None,
 ) -> dict[str, Any]:
-    """The Lease body that records `me` as holder (keeping the read resourceVersion)."""
+    """The Lease body that records `me` as holder (keeping the read resourceVersion), and
+    `verified`, when given, as the last revision verified."""
     spec = dict((lease or {}).get("spec") or {})
     previous = spec.get("holderIdentity")
     if previous != me:
         spec["acquireTime"] = api_micro_time(now)
         spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + (1 if previous else 0)
     spec.update(holderIdentity=me, leaseDurationSeconds=duration, renewTime=api_micro_time(now))
-    return _lease(lease, ref, spec)
+    body = _lease(lease, ref, spec)
+    if verified is not None:
+        body["metadata"]["annotations"] = {
+            **body["metadata"].get("annotations", {}),
+            c.VERIFIED_REVISION_ANNOTATION: verified.revision,
+            c.VERIFIED_KEY_ANNOTATION: verified.key,
+        }
+    return body
 
 
 def released(lease: dict[str, Any], ref: LeaseRef) -> dict[str, Any]:
@@ -173,9 +207,19 @@ def _lease(lease: dict[str, Any] | None, ref: LeaseRef, spec: dict[str, Any]) ->
     }
     if lease is not None:
         metadata["resourceVersion"] = lease["metadata"]["resourceVersion"]
+        kept = _verified_annotations(lease)
+        if kept:
+            metadata["annotations"] = kept
     return {
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",
         "metadata": metadata,
         "spec": spec,
     }
+
+
+def _verified_annotations(lease: dict[str, Any]) -> dict[str, str]:
+    """The record of the last revision verified: a write of the Lease never drops it."""
+    annotations = (lease.get("metadata") or {}).get("annotations") or {}
+    names = (c.VERIFIED_REVISION_ANNOTATION, c.VERIFIED_KEY_ANNOTATION)
+    return {name: str(annotations[name]) for name in names if name in annotations}

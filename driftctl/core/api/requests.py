@@ -58,6 +58,7 @@ DEPLOYMENT = Kind(c.DEPLOYMENT_KIND, "/apis/apps/v1", "deployments")
 LEASE = Kind("Lease", "/apis/coordination.k8s.io/v1", "leases")
 EVENT = Kind("Event", "/api/v1", "events")
 AUTOSCALER = Kind(c.AUTOSCALER_KIND, "/apis/autoscaling/v2", "horizontalpodautoscalers")
+CONFIGMAP = Kind("ConfigMap", "/api/v1", "configmaps")  # what notifications last told
 KINDS = {kind.kind: kind for kind in (WEBAPP, DEPLOYMENT, LEASE, EVENT, AUTOSCALER)}
 CRD = Kind(
     "CustomResourceDefinition",

@@ -53,6 +53,7 @@ from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.desired_state import Revision
+from driftctl.core.source.signatures import Verdict
 from driftctl.errors import ExitCode, Problem
 from driftctl.settings import FAIL_ON
 
@@ -238,7 +239,9 @@ class CheckReport:
     """Everything `check` found: validation of the head, the change, and the cluster's view.
 
     `diff` is None when the head is invalid (nothing else can be computed); `cluster` is
-    None when the check ran without a cluster.
+    None when the check ran without a cluster; `commits` is None without --verify, else the
+    pull request's commits (its head alone with `--verify head`), each with the verdict on
+    its signature, newest first (then the tag the head names, if any).
     """
 
     base: Side
@@ -251,11 +254,13 @@ class CheckReport:
     webapps: tuple[BuiltChange, ...] = ()
     deployments: tuple[BuiltChange, ...] = ()
     cluster: ClusterCheck | None = None
+    commits: tuple[Verdict, ...] | None = None
 
     @property
     def found(self) -> tuple[str, ...]:
         """Every --fail-on name this report holds something for, in FAIL_ON order."""
         present = {"invalid"} if self.problems else set()
+        present |= {v.counts_as for v in self.commits or () if v.counts_as is not None}
         if self.cluster is not None:
             present |= {item.counts_as for item in self.cluster.objects}
         elif self.diff is not None:
@@ -277,7 +282,10 @@ class CheckReport:
 
     @property
     def nothing_to_report(self) -> bool:
-        """Valid, the same desired state on both sides, and (with a cluster) nothing to do."""
+        """Valid, the same desired state on both sides, every commit checked trusted, and
+        (with a cluster) nothing to do."""
         if self.problems or self.diff is None or not self.diff.equal:
+            return False
+        if any(not verdict.trusted for verdict in self.commits or ()):
             return False
         return self.cluster is None or not (self.cluster.objects or self.cluster.refusals)

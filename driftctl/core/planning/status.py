@@ -12,6 +12,11 @@ lastTransitionTime while its status stays the same, even if reason or message ch
 driftctl last wrote it. It is not the commit of the current run: a new commit that leaves
 an object unchanged must not rewrite its status either (see core.planning.prefilter).
 
+`lastVerifiedRevision` and `lastVerifiedKey` say that the revision the WebApp was last
+written at was verified (--verify), and by which key: set when a verified run's revision is
+the WebApp's revision annotation, kept otherwise, so they equal lastAppliedRevision exactly
+when what runs was verified (a later run without --verify leaves them behind).
+
 From the plan (`StatusFacts`): `ignoredFields`, the fields of the WebApp and its Deployment
 that differ from Git and are kept (an autoscaler's replicas, ignore rules), and
 `corrections`, the bounded record of drift reverted (core.planning.fights). While an
@@ -50,6 +55,7 @@ class StatusFacts:
     ignored: tuple[tuple[str, str, str], ...] = ()
     corrected: tuple[tuple[str, FieldChange], ...] = ()
     conflict: str | None = None  # the Deployment of its name is another owner's
+    verified: tuple[str, str] | None = None  # this run's revision and the key that signed it
 
 
 def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
@@ -183,6 +189,7 @@ def webapp_status(
         "observedGeneration": generation,
         "conditions": conditions(state, generation, _list(previous), api_time(now)),
         "lastAppliedRevision": revision or str(previous.get("lastAppliedRevision", "")),
+        **_verified(revision, facts.verified, previous),
     }
     if facts.ignored:
         status["ignoredFields"] = [
@@ -192,6 +199,16 @@ def webapp_status(
     if corrections:
         status["corrections"] = corrections
     return status
+
+
+_VERIFIED_FIELDS = ("lastVerifiedRevision", "lastVerifiedKey")
+
+
+def _verified(revision: str | None, verified: tuple[str, str] | None, previous: Obj) -> Obj:
+    """The verification fields: this run's, when the WebApp carries its revision, else kept."""
+    if verified is not None and revision == verified[0]:
+        return dict(zip(_VERIFIED_FIELDS, verified, strict=True))
+    return {key: previous[key] for key in _VERIFIED_FIELDS if previous.get(key)}
 
 
 def _list(previous: Obj) -> list[Obj]:

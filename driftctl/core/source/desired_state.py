@@ -21,11 +21,23 @@ class Revision:
     source: str  # "<url without credentials>#<path>"
     label: str  # the SHA, `<sha>-dirty` or `uncommitted`: what a run records
     files: int  # manifest files read
+    tag: str | None = None  # the annotated tag object the ref named, if it named one
+    # The fingerprint of the trusted key that signed the commit, once --verify checked it.
+    verified_by: str | None = None
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Revision:
         files = sum(1 for entry in snapshot.entries if is_manifest(entry.path))
-        return cls(snapshot.revision, snapshot.dirty, snapshot.source, snapshot.label, files)
+        return cls(
+            snapshot.revision, snapshot.dirty, snapshot.source, snapshot.label, files, snapshot.tag
+        )
+
+    @property
+    def verified(self) -> tuple[str, str] | None:
+        """The commit and the fingerprint of the key that signed it, once --verify checked it."""
+        if self.revision is None or self.verified_by is None:
+            return None
+        return self.revision, self.verified_by
 
 
 @dataclass(frozen=True)

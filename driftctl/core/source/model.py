@@ -155,6 +155,17 @@ class WebAppStatus:
         optional=True,
         list_map_keys=("kind", "field"),
     )
+    last_verified_revision: str = prop(
+        "Git commit SHA last applied to this WebApp whose signature --verify checked.",
+        json_name="lastVerifiedRevision",
+        optional=True,
+    )
+    last_verified_key: str = prop(
+        "Fingerprint of the trusted key that signed lastVerifiedRevision (OpenPGP, or SSH "
+        "SHA256:...).",
+        json_name="lastVerifiedKey",
+        optional=True,
+    )
     corrections: tuple[Correction, ...] = prop(
         "Recent drift driftctl reverted, one entry per field (a fight when the count grows).",
         optional=True,

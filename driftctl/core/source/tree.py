@@ -43,6 +43,7 @@ class Snapshot:
     revision: str | None  # the commit SHA; None in a repository without commits yet
     dirty: bool  # the working tree differs from that commit under --path
     source: str  # "<url without credentials>#<path>", never with credentials
+    tag: str | None = None  # the annotated tag object the ref named, if it named one
 
     @property
     def label(self) -> str:

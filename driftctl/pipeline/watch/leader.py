@@ -13,6 +13,7 @@ standby, so two leaders never act at once. Serves /healthz, /readyz and /metrics
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +22,9 @@ from driftctl.core.api import requests as r
 from driftctl.core.api.lease import Standing, Term
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import LockHeld
+from driftctl.pipeline import trust
 from driftctl.pipeline.engine import Notice, holder_identity, in_scope, lease_of
+from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
@@ -29,6 +32,7 @@ from driftctl.pipeline.watch.passes import Passes
 from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
+from driftctl.settings import WHOLE
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -48,27 +52,56 @@ def watch(
     progress: Progress,
     stop: threading.Event,
 ) -> None:
-    """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3)."""
+    """The `watch` command, until `stop` is set: Git at the start must be valid (exit 3), and
+    with --verify trusted against the last revision verified that the Lease records."""
+    gatherer = _gatherer(setup, notice)
     runtime = Runtime(environ, notice, say, progress, stop)
+    if gatherer is not None:
+        runtime = dataclasses.replace(runtime, heard=gatherer.heard)
     desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
     cluster = setup.cluster
     api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
-    controller = Controller(setup, api, desired, runtime)
+    kube = Kube(api, Deadline(cluster.timeout), notice=notice)
+    lease = lease_of(cluster, setup.lock)
+    desired, anchor = trust.verified_against(
+        kube, lease, desired, setup.source, setup.verify, environ=environ
+    )
+    controller = Controller(setup, api, desired, runtime, anchor=anchor)
     where = (setup.pace.metrics_host, setup.pace.metrics_port)
     server = probes.serve(where, controller.metrics.registry, controller.ready)
     host, port = server.server_address[:2]
     runtime.say(f"serving /healthz, /readyz and /metrics on {host!s}:{port}")
+    if gatherer is not None:
+        threading.Thread(target=gatherer.run, args=(stop,), name="notify", daemon=True).start()
     try:
         controller.run()
     finally:
         server.shutdown()
+        if gatherer is not None:
+            gatherer.flush()
+
+
+def _gatherer(setup: Setup, warn: Notice) -> Gatherer | None:
+    """Whom watch's digests go to, one per --notify-window (None: nobody)."""
+    if not setup.notify.anyone:
+        return None
+    return Gatherer(Teller(setup.notify, setup.cluster, setup.lock, WHOLE, warn))
 
 
 class Controller:
     """One watch process: its Lease, and the feed, workers and passes it runs while leading."""
 
-    def __init__(self, setup: Setup, api: Any, desired: DesiredState, runtime: Runtime) -> None:
+    def __init__(
+        self,
+        setup: Setup,
+        api: Any,
+        desired: DesiredState,
+        runtime: Runtime,
+        *,
+        anchor: str | None = None,
+    ) -> None:
         self.setup, self._runtime = setup, runtime
+        self._anchor = anchor  # the last revision verified, as the Lease recorded it (--verify)
         self.metrics = WatchMetrics()
         lease_kube = Kube(
             api, Deadline(float("inf")), notice=runtime.notice, answered=self._lease_written
@@ -77,16 +110,19 @@ class Controller:
         term = Term.of(setup.pace.lease_duration)
         self._lock = RunLock(lease_kube, self._lease, holder_identity(), term=term)
         self._feed = Feed(api, setup.cluster, runtime, self.metrics)
-        reconciler = Reconciler(
+        self._reconciler = reconciler = Reconciler(
             setup,
             desired,
             live=self._feed.live,
             client=self._feed.client,
             lock=self._lock,
             progress=runtime.progress,
+            heard=runtime.heard,
         )
         self._workers = Workers(reconciler.one, runtime, self.metrics)
-        self._passes = Passes(setup, runtime, reconciler, self._workers, self.metrics)
+        self._passes = Passes(
+            setup, runtime, reconciler, self._workers, self.metrics, lock=self._lock
+        )
         self._started = False  # the first full pass has run
         self._standby = False  # another process holds the Lease
 
@@ -117,7 +153,7 @@ class Controller:
         stop, told = self._runtime.stop, False
         while not stop.is_set():
             try:
-                self._lock.acquire(0)
+                self._take()
                 self._standby = False
                 return True
             except LockHeld as held:
@@ -127,6 +163,29 @@ class Controller:
                     told = True
             stop.wait(STANDBY_POLL)
         return False
+
+    def _take(self) -> None:
+        """Take the Lease; with --verify, recording the revision this process verified,
+        or (when another leader recorded a newer one meanwhile) Git's, verified afresh."""
+        setup, runtime, reconciler = self.setup, self._runtime, self._reconciler
+
+        def reload() -> DesiredState:
+            return in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
+
+        reconciler.desired = trust.take_lock(
+            self._lock,
+            reconciler.desired,
+            setup.source,
+            setup.verify,
+            timeout=0,
+            anchor=self._anchor,
+            environ=runtime.environ,
+            reload=reload,
+        )
+        verified = reconciler.desired.revision.verified
+        if verified is not None:
+            self._anchor = verified[0]
+            self.metrics.verified(*verified)
 
     def _lease_written(self, request: r.Request, body: dict[str, Any]) -> None:
         if request.method in ("PUT", "POST"):

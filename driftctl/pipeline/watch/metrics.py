@@ -12,6 +12,8 @@ lists them for users):
     driftctl_watch_drift_correction_seconds     from a change seen (watch event) to the
                                                 reconcile that corrected it
     driftctl_applied_revision_info{revision}    1, labelled with the Git commit applied
+    driftctl_verified_revision_info{revision,key}  1, labelled with the Git commit last
+                                                verified (--verify) and its signing key
     driftctl_watch_leader                       1 while this process holds the Lease
     driftctl_watch_git_polls_total              looks at the Git ref (fetching only when it moved)
     driftctl_watch_lease_writes_total           writes of the Lease (take, renew, release)
@@ -45,7 +47,9 @@ class WatchMetrics:
     leader: Gauge = field(init=False)
     git_polls: Counter = field(init=False)
     lease_writes: Counter = field(init=False)
+    verified_revision: Gauge = field(init=False)
     _revision_shown: str | None = None
+    _verified_shown: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         self.registry = registry = CollectorRegistry(auto_describe=True)
@@ -78,6 +82,12 @@ class WatchMetrics:
         self.lease_writes = Counter(
             PREFIX + "watch_lease_writes", "Writes of the Lease.", registry=registry
         )
+        self.verified_revision = Gauge(
+            PREFIX + "verified_revision_info",
+            "The Git commit last verified (--verify) and the key that signed it (value 1).",
+            ["revision", "key"],
+            registry=registry,
+        )
 
     def gauge_of(self, name: str, documentation: str, read: Callable[[], float]) -> None:
         """A gauge read when scraped (the queue depth, an informer's counts)."""
@@ -90,3 +100,10 @@ class WatchMetrics:
             self.revision.remove(self._revision_shown)
         self.revision.labels(revision).set(1)
         self._revision_shown = revision
+
+    def verified(self, revision: str, key: str) -> None:
+        """Only the commit verified last is shown, with its key."""
+        if self._verified_shown is not None and self._verified_shown != (revision, key):
+            self.verified_revision.remove(*self._verified_shown)
+        self.verified_revision.labels(revision, key).set(1)
+        self._verified_shown = (revision, key)

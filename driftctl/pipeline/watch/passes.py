@@ -4,15 +4,23 @@ A full pass is the batch run's plan and apply (pipeline.watch.reconcile), alone:
 workers' queue is paused meanwhile, so no WebApp is worked on twice. It runs at the start,
 every --resync seconds, and when the Git ref moved: the ref is looked at every --git-poll
 seconds (shell.git_source.head_of), and the commit read, validated and applied only when
-it moved; an invalid commit leaves the last valid one in force. A WebApp that failed in a
-pass is retried by the workers, after its backoff. Decides nothing.
+it moved; an invalid commit leaves the last valid one in force. With --verify, the commit
+is verified against the one in force (pipeline.trust) and recorded on the Lease before it
+is applied; one refused leaves the last verified one in force, and is not looked at again
+until the ref moves. A WebApp that failed in a pass is retried by the workers, after its
+backoff. Decides nothing.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
-from driftctl.errors import DriftctlError
+from driftctl.core.source.desired_state import DesiredState
+from driftctl.errors import DriftctlError, UntrustedRevision
+from driftctl.pipeline import trust
 from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch.metrics import WatchMetrics
@@ -20,6 +28,7 @@ from driftctl.pipeline.watch.reconcile import Reconciler
 from driftctl.pipeline.watch.setup import Runtime, Setup
 from driftctl.pipeline.watch.workers import Workers
 from driftctl.shell.git_source import head_of
+from driftctl.shell.lock import RunLock
 
 
 class Passes:
@@ -32,9 +41,11 @@ class Passes:
         reconciler: Reconciler,
         workers: Workers,
         metrics: WatchMetrics,
+        *,
+        lock: RunLock,
     ) -> None:
         self._setup, self._runtime, self._metrics = setup, runtime, metrics
-        self._reconciler, self._workers = reconciler, workers
+        self._reconciler, self._workers, self._lock = reconciler, workers, lock
         self._head: str | None = None  # the commit the ref pointed at when last looked at
         self._crd_said: str | None = None  # said once, and again only when it changes
 
@@ -51,6 +62,7 @@ class Passes:
                 report = self._reconciler.everything()
             except DriftctlError as failed:
                 self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
+                self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
                 return
         said = crd_notice(self._reconciler.crd)
         if said is not None and said != self._crd_said:
@@ -78,13 +90,40 @@ class Passes:
             desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
         except DriftctlError as failed:
             runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
+            return
+        unverified = replace(current.revision, verified_by=None)
+        if desired.revision == unverified and desired.webapps == current.webapps:
+            self._head = head
+            return
+        try:
+            desired = self._admit(desired)
+        except UntrustedRevision as refused:
+            runtime.notice(f"refused: {refused.message}")
+            runtime.heard(RunFacts(current.revision.label, error=refused, scope=frozenset()))
+            self._head = head  # looked at again once the ref moves
+            return
+        except DriftctlError as failed:
+            runtime.notice(f"Git: {failed.message}; still at {current.revision.label[:12]}")
+            runtime.heard(RunFacts(current.revision.label, error=failed, scope=frozenset()))
             return
         self._head = head
-        if desired.revision == current.revision and desired.webapps == current.webapps:
-            return
         runtime.say(f"Git moved to {desired.revision.label[:12]}")
         self._reconciler.desired = desired
         self.full("git")
+
+    def _admit(self, desired: DesiredState) -> DesiredState:
+        """`desired` verified against the revision in force, and recorded on the Lease."""
+        verify = self._setup.verify
+        if not verify.enabled:
+            return desired
+        anchor = self._reconciler.desired.revision.revision
+        verified = trust.verify(desired, self._setup.source, verify, anchor, self._runtime.environ)
+        record = trust.recorded(verified.revision)
+        if record is not None:
+            self._lock.record(record)
+            self._metrics.verified(record.revision, record.key)
+        return verified
 
     def _look_at_git(self) -> str | None:
         self._metrics.git_polls.inc()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.live import LiveState
@@ -42,10 +43,11 @@ class Reconciler:
         client: Callable[[], Kube],
         lock: RunLock,
         progress: Progress,
+        heard: Callable[[RunFacts], None] = lambda facts: None,
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self._setup, self._live, self._client = setup, live, client
-        self._lock, self._progress = lock, progress
+        self._lock, self._progress, self._heard = lock, progress, heard
         self.crd: InstalledCrd = OWN  # as the last full pass read it
 
     def one(self, place: Place) -> ApplyReport:
@@ -55,7 +57,10 @@ class Reconciler:
         focused = Goal(self.desired, setup.policy, setup.drift, focus=frozenset({place}))
         live = replace(self._live(), crd=self.crd)
         planned = make_plans(kube, setup.cluster, [focused], live=live, asking=ONE_AT_A_TIME)
-        return self._carry_out(kube, planned.plans[0], planned.live, concurrency=1)
+        plan = planned.plans[0]
+        report = self._carry_out(kube, plan, planned.live, concurrency=1)
+        self._heard(RunFacts(plan.revision, plan, report, scope=frozenset({place})))
+        return report
 
     def everything(self) -> ApplyReport:
         """The batch run's plan and apply, from fresh LISTs."""
@@ -65,10 +70,18 @@ class Reconciler:
             kube, self.desired, setup.cluster, setup.policy, drift=setup.drift, for_apply=True
         )
         self.crd = live.crd
-        return self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
+        report = self._carry_out(kube, plan, live, concurrency=setup.cluster.concurrency)
+        self._heard(RunFacts(plan.revision, plan, report))
+        return report
 
     def _carry_out(self, kube: Kube, plan: Plan, live: LiveState, concurrency: int) -> ApplyReport:
         applier = applier_for(
-            kube, self._setup.cluster, self._lock, plan, self._progress, concurrency=concurrency
+            kube,
+            self._setup.cluster,
+            self._lock,
+            plan,
+            self._progress,
+            concurrency=concurrency,
+            verified=self.desired.revision.verified,
         )
         return applier.carry_out(plan, live)

@@ -14,8 +14,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from driftctl.core.notify.facts import RunFacts
 from driftctl.pipeline.engine import Notice
-from driftctl.settings import Cluster, Drift, Lock, Policy, Source, Watch
+from driftctl.settings import NO_VERIFY, Cluster, Drift, Lock, Notify, Policy, Source, Verify, Watch
 from driftctl.shell.apply import Progress
 
 
@@ -29,13 +30,16 @@ class Setup:
     lock: Lock
     pace: Watch
     drift: Drift = field(default_factory=Drift)
+    notify: Notify = field(default_factory=Notify)
+    verify: Verify = NO_VERIFY
 
 
 @dataclass(frozen=True)
 class Runtime:
     """What the process is handed: the environment (Git credentials), where retries and
     warnings go (`notice`) and what it does goes (`say`), each object's outcome, the stop
-    signal (SIGTERM), and its clock and jitter."""
+    signal (SIGTERM), its clock and jitter, and who hears what each reconcile and pass did
+    or found (`heard`: the notifications' gatherer, pipeline.notify)."""
 
     environ: Mapping[str, str]
     notice: Notice
@@ -44,3 +48,4 @@ class Runtime:
     stop: threading.Event
     clock: Callable[[], float] = time.monotonic
     jitter: Callable[[], float] = random.random
+    heard: Callable[[RunFacts], None] = lambda facts: None

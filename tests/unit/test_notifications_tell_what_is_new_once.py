@@ -1,0 +1,340 @@
+"""Notifications, the pure half: which items a run makes, which are new, the bodies.
+
+What a run did or found becomes items of the categories `--notify-on` names; a receiver is
+told an item once, again when it changes or a reminder is due, and a condition once more
+when it is gone; digests stay within their bytes; the commit's state is posted once per
+state. The sender's retries are checked against a loopback server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from driftctl.core.notify import forge
+from driftctl.core.notify.facts import (
+    CATEGORIES,
+    RUN,
+    Category,
+    Item,
+    RolloutFailure,
+    RunFacts,
+    items_of,
+)
+from driftctl.core.notify.outbox import Heading
+from driftctl.core.notify.record import (
+    Told,
+    decoded,
+    encoded,
+    merged,
+    recorded,
+    tidings,
+)
+from driftctl.core.planning.actions import Conflict, Create, Plan, Prune, Refused, Skip, Update
+from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.source.model import Place
+from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
+from driftctl.pipeline.notify import Gatherer, Teller
+from driftctl.render import digest, sinks
+from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify, Webhook
+from driftctl.shell.notify_http import Failed, Sent, send
+from tests.support.receivers import accepting, serving
+
+SHOP = ObjectKey("Deployment", "web", "shop")
+BLOG = ObjectKey("WebApp", "web", "blog")
+SHA = "a" * 40
+SCALED = FieldChange("spec.replicas", "replace", 5, 2, ("kubectl",))
+GIT = FieldChange("spec.template.spec.containers[name=app].image", "replace", "a:1", "a:2")
+
+
+def test_the_flag_names_every_category_of_the_core() -> None:
+    assert tuple(str(category) for category in CATEGORIES) == NOTIFY_ON
+
+
+def facts_of(*pairs: tuple[object, Outcome, str], refusals: tuple[str, ...] = ()) -> RunFacts:
+    actions = tuple(action for action, _, _ in pairs)
+    outcomes = tuple(
+        ObjectOutcome(action.key, outcome, reason)  # type: ignore[attr-defined]
+        for action, outcome, reason in pairs
+    )
+    plan = Plan(actions, revision=SHA)  # type: ignore[arg-type]
+    return RunFacts(SHA, plan, ApplyReport(outcomes, SHA, refusals))
+
+
+@pytest.mark.parametrize(
+    ("action", "outcome", "reason", "expected"),
+    [
+        pytest.param(Update(SHOP, "", {}, (), (SCALED,)), Outcome.CONFIGURED, "",
+                     [("drift", "drift corrected")], id="a field another manager set: drift"),
+        pytest.param(Update(SHOP, "", {}, (), (SCALED, GIT)), Outcome.CONFIGURED, "",
+                     [("drift", "drift corrected"), ("applied", "updated")],
+                     id="drift and a Git change on one object: both"),
+        pytest.param(Create(SHOP, "", {}, ()), Outcome.CREATED, "", [("applied", "created")],
+                     id="created"),
+        pytest.param(Prune(BLOG, "not in Git", {}), Outcome.DELETED, "",
+                     [("prune", "pruned: not in Git")], id="pruned"),
+        pytest.param(Conflict(BLOG, "another instance's"), Outcome.FAILED, "another instance's",
+                     [("conflict", "another instance's")], id="conflict"),
+        pytest.param(Refused(BLOG, "refused", "422"), Outcome.FAILED, "the server refused it",
+                     [("invalid", "the server refused it")], id="refused by the API server"),
+        pytest.param(Update(SHOP, "", {}, (), (GIT,)), Outcome.FAILED, "timed out",
+                     [("error", "timed out")], id="failed"),
+        pytest.param(Skip(SHOP, "selector differs (run with --recreate)", (GIT,)), Outcome.SKIPPED,
+                     "", [("held", "selector differs (run with --recreate)")],
+                     id="drift that stays: held"),
+        pytest.param(Skip(SHOP, "its WebApp is being deleted"), Outcome.SKIPPED, "", [],
+                     id="a skip that changes nothing: nothing"),
+    ],
+)  # fmt: skip
+def test_each_outcome_is_an_item_of_one_category(
+    action: object, outcome: Outcome, reason: str, expected: list[tuple[str, str]]
+) -> None:
+    found = items_of(facts_of((action, outcome, reason)))
+    assert [(str(item.category), item.what) for item in found] == sorted(
+        expected, key=lambda pair: CATEGORIES.index(Category(pair[0]))
+    )
+
+
+def test_run_level_facts_are_items_of_the_run() -> None:
+    invalid = InvalidDesiredState([Problem("apps/a.yaml", 3, 1, "spec.image: required")])
+    assert [(i.category, i.subject, i.lines) for i in items_of(RunFacts(error=invalid))] == [
+        (Category.INVALID, RUN, ("apps/a.yaml:3:1: spec.image: required",))
+    ]
+    assert items_of(RunFacts(error=ClusterError("unreachable")))[0].category is Category.ERROR
+    guarded = items_of(facts_of(refusals=("refusing to prune 6 of 10",)))
+    assert [(i.category, i.lines) for i in guarded] == [
+        (Category.GUARD, ("refusing to prune 6 of 10",))
+    ]
+    rolled = items_of(RunFacts(rollouts=(RolloutFailure(SHOP, "ImagePullBackOff"),)))
+    assert [(i.category, i.subject) for i in rolled] == [(Category.ROLLOUT, SHOP.display)]
+
+
+def test_only_the_categories_asked_for_are_told() -> None:
+    found = facts_of((Update(SHOP, "", {}, (), (SCALED, GIT)), Outcome.CONFIGURED, ""))
+    assert [i.category for i in items_of(found, {Category.DRIFT})] == [Category.DRIFT]
+
+
+def test_secret_like_values_are_masked_before_they_are_kept() -> None:
+    token = FieldChange(
+        "metadata.annotations.api-token", "replace", "a", "ghp_" + "x" * 30, ("kubectl",)
+    )
+    item = items_of(facts_of((Update(SHOP, "", {}, (), (token,)), Outcome.CONFIGURED, "")))[0]
+    assert item.changes[0].after == "(masked)"
+
+
+def item(what: str = "drift corrected", category: Category = Category.DRIFT) -> Item:
+    return Item(category, SHOP.display, what, place=SHOP.place)
+
+
+def test_an_item_is_told_once_again_when_it_changes_and_when_a_reminder_is_due() -> None:
+    first = tidings([item()], {}, 1000.0, 3600)
+    assert first.new == (item(),)
+    record = recorded(first, {}, 1000.0)
+    assert not tidings([item()], record, 2000.0, 3600).worth_sending
+    assert tidings([item("another value")], record, 2000.0, 3600).new == (item("another value"),)
+    assert tidings([item()], record, 4600.0, 3600).reminded == (item(),)
+    assert not tidings([item()], record, 99_999.0, 0).worth_sending  # 0: never reminded
+
+
+def test_a_condition_gone_is_resolved_once_and_a_happening_gone_is_forgotten() -> None:
+    conflict = item("another instance's", Category.CONFLICT)
+    record = recorded(tidings([conflict, item()], {}, 10.0, 0), {}, 10.0)
+    gone = tidings([], record, 20.0, 0)
+    assert [(r.category, r.subject) for r in gone.resolved] == [(Category.CONFLICT, SHOP.display)]
+    assert recorded(gone, record, 20.0) == {}
+    assert not tidings([], {}, 30.0, 0).worth_sending
+
+
+def test_a_record_survives_its_json_and_a_damaged_one_is_empty() -> None:
+    record = {"drift Deployment/web/shop": Told("0123456789abcdef", 12.5)}
+    assert decoded(encoded(record)) == record
+    assert decoded("{not json") == {}
+    assert decoded('{"format": 99, "told": {}}') == {}
+
+
+def test_watch_replaces_only_the_items_of_the_webapps_it_reconciled() -> None:
+    other = Item(
+        Category.DRIFT, "Deployment/web/blog", "drift corrected", place=Place("web", "blog")
+    )
+    failed = Item(Category.ERROR, RUN, "Git unreachable")
+    standing = (item(), other, failed)
+    assert merged(standing, (), frozenset({SHOP.place})) == (other, failed)
+    assert merged(standing, (), None) == ()
+
+
+def heading(exit_code: int = 0) -> Heading:
+    return Heading("default", SHA, exit_code, 1_800_000_000.0)
+
+
+def test_a_digest_names_each_object_and_stays_within_its_bytes() -> None:
+    many = [
+        Item(Category.DRIFT, f"Deployment/web/app-{n:04}", "drift corrected", (SCALED,))
+        for n in range(2000)
+    ]
+    told = tidings(many, {}, 1.0, 0)
+    text = digest.text(heading(), told, 4096)
+    assert len(text.encode()) <= 4096
+    assert text.startswith("**driftctl** `default` at `aaaaaaaaaaaa`: 2000 new (exit 0)")
+    assert "`Deployment/web/app-0000`: drift corrected" in text
+    assert "spec.replicas: 5 -> 2 (changed by kubectl)" in text
+    assert "more lines of this digest were cut" in text
+    body = digest.json_body(heading(), told, 8192)
+    document = json.loads(body)
+    assert len(body) <= 8192
+    assert document["summary"]["new"] == 2000
+    assert document["truncated"] == 2000 - len(document["items"]) > 0
+
+
+def test_the_webhook_body_is_signed_with_hmac_sha256_of_its_bytes() -> None:
+    post = sinks.webhook_post("http://127.0.0.1:1/hook?token=x", b'{"a":1}', b"secret")
+    expected = hmac.new(b"secret", b'{"a":1}', hashlib.sha256).hexdigest()
+    assert post.headers[sinks.SIGNATURE_HEADER] == f"sha256={expected}"
+    assert post.what == "the webhook at http://127.0.0.1:1/hook"  # never the query
+
+
+def test_an_alert_resolved_ends_now_and_a_firing_one_after_its_ttl() -> None:
+    conflict = Item(Category.CONFLICT, SHOP.display, "another instance's")
+    record = recorded(tidings([conflict], {}, 1_799_999_000.0, 0), {}, 1_799_999_000.0)
+    gone = tidings([], record, heading().at, 0)
+    post = sinks.alertmanager_post("http://am:9093", heading(), [conflict], gone.resolved, 3600)
+    alerts = json.loads(post.body)
+    assert post.url == "http://am:9093/api/v2/alerts"
+    assert [(a["labels"]["alertname"], a["endsAt"]) for a in alerts] == [
+        ("DriftctlConflict", "2027-01-15T09:00:00.000000Z"),
+        ("DriftctlConflict", "2027-01-15T08:00:00.000000Z"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("facts", "state"),
+    [
+        pytest.param(RunFacts(SHA, report=ApplyReport(())), forge.CommitState.SUCCESS,
+                     id="success"),
+        pytest.param(RunFacts(SHA, report=ApplyReport((), refusals=("no",))),
+                     forge.CommitState.FAILURE, id="a guard refused"),
+        pytest.param(RunFacts(SHA, error=ClusterError("gone")), forge.CommitState.ERROR,
+                     id="stopped"),
+        pytest.param(RunFacts(SHA, report=ApplyReport(()), rolling=(SHOP,)),
+                     forge.CommitState.PENDING, id="rollouts in progress"),
+        pytest.param(RunFacts(SHA + "-dirty", report=ApplyReport(())), None, id="no commit"),
+    ],
+)  # fmt: skip
+def test_the_commit_applied_gets_one_state(
+    facts: RunFacts, state: forge.CommitState | None
+) -> None:
+    assert forge.commit_state(facts) == state
+
+
+def test_a_state_is_posted_once_per_commit_and_the_record_stays_short() -> None:
+    record = forge.posted({}, SHA, forge.CommitState.SUCCESS, 1.0, deployment=7)
+    assert not forge.needs_post(record, SHA, forge.CommitState.SUCCESS)
+    assert forge.needs_post(record, SHA, forge.CommitState.FAILURE)
+    assert forge.deployment_of(record, SHA) == 7
+    for n in range(20):
+        record = forge.posted(record, f"{n:040x}", forge.CommitState.SUCCESS, 2.0 + n)
+    assert len({key.split()[1] for key in record}) == forge.MAX_COMMITS
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param({"notify_on": "drift,typo"}, id="an unknown category"),
+        pytest.param({"github_repo": "platform/webapps"}, id="GitHub without a token file"),
+        pytest.param({"github_repo": "not a repo", "github_token_file": Path("t")}, id="bad repo"),
+        pytest.param({"gitlab_project": "p", "gitlab_token_file": Path("t")},
+                     id="GitLab without its API"),
+        pytest.param({"webhook_url": "http://user:pw@hook"}, id="credentials in a URL"),
+        pytest.param({"webhook_secret_file": Path("s")}, id="a secret without a webhook"),
+    ],
+)  # fmt: skip
+def test_settings_that_cannot_work_are_refused(flags: dict[str, object]) -> None:
+    given: dict[str, object] = {
+        "notify_on": ",".join(NOTIFY_ON), "notify_repeat": 0.0, "notify_timeout": 10.0,
+        "notify_max_bytes": 16384, "webhook_url": None, "webhook_secret_file": None,
+        "slack_webhook_file": None, "alertmanager_url": None, "alertmanager_ttl": 3600.0,
+        "github_repo": None, "github_token_file": None, "github_api": "https://api.github.com",
+        "github_environment": None, "gitlab_project": None, "gitlab_token_file": None,
+        "gitlab_api": None,
+    }  # fmt: skip
+    with pytest.raises(UsageError):
+        Notify.of(**{**given, **flags})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def answering() -> Iterator[tuple[str, list[int], list[int]]]:
+    """A loopback server answering each POST with the next status of `script` (a list the
+    test fills), then 200; it records every status it answered."""
+    script: list[int] = []
+    answered: list[int] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            code = script.pop(0) if script else 200
+            answered.append(code)
+            self.send_response(code)
+            if code == 302:
+                self.send_header("Location", "http://127.0.0.1:9/elsewhere")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", script, answered
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("script", "answered", "sent"),
+    [
+        pytest.param([503, 429], [503, 429, 200], True, id="transient answers are tried again"),
+        pytest.param([400], [400], False, id="a refusal is not"),
+        pytest.param([302], [302], False, id="a redirect is not followed"),
+    ],
+)
+def test_the_sender_tries_again_only_what_may_pass(
+    answering: tuple[str, list[int], list[int]], script: list[int], answered: list[int], sent: bool
+) -> None:
+    url, queue, seen = answering
+    queue.extend(script)
+    post = sinks.slack_post(url, b"{}")
+    outcome = send(post, 10.0, sleep=lambda seconds: None)
+    assert seen == answered
+    assert isinstance(outcome, Sent if sent else Failed)
+
+
+def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path) -> None:
+    """Two reconciles heard, one digest sent; heard nothing more, nothing more sent. With no
+    cluster to keep the record in, the digest still goes out and the log says so."""
+    warnings: list[str] = []
+    cluster = Cluster(kubeconfig=str(tmp_path / "missing"))
+    with serving(accepting) as receiver:
+        notify = Notify(webhook=Webhook(receiver.url))
+        gatherer = Gatherer(Teller(notify, cluster, Lock("ops"), WHOLE, warnings.append))
+        for key in (SHOP, ObjectKey("Deployment", "web", "blog")):
+            update = Update(key, "", {}, (), (SCALED,))
+            facts = facts_of((update, Outcome.CONFIGURED, ""))
+            gatherer.heard(RunFacts(SHA, facts.plan, facts.report, scope=frozenset({key.place})))
+        gatherer.flush()
+        gatherer.flush()
+
+    assert len(receiver.received) == 1
+    told = [(i["category"], i["object"]) for i in receiver.received[0].json["items"]]
+    assert told == [("drift", "Deployment/web/shop"), ("drift", "Deployment/web/blog")]
+    assert any("what was last told cannot be read" in w for w in warnings), warnings
