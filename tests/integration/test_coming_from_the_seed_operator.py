@@ -65,7 +65,8 @@ FLEET = {
 }
 MISSING = (
     "status.observedGeneration, status.conditions, status.lastAppliedRevision, "
-    "status.ignoredFields, status.corrections"
+    "status.ignoredFields, status.lastVerifiedRevision, status.lastVerifiedKey, "
+    "status.corrections"
 )
 CRD_LINE = (
     f"warning: the installed CRD webapps.example.com lacks {MISSING}: status is written "

@@ -127,8 +127,9 @@ def test_driftctl_takes_over_from_the_seed_operator_and_back_with_the_same_pods(
     assert [line for line in applied.err.splitlines() if "installed CRD" in line] == [
         "warning: the installed CRD webapps.example.com lacks status.observedGeneration, "
         "status.conditions, status.lastAppliedRevision, status.ignoredFields, "
-        "status.corrections: status is written without them; `driftctl crd --diff` shows what "
-        "an upgrade changes, `driftctl crd | kubectl apply --server-side -f -` makes it"
+        "status.lastVerifiedRevision, status.lastVerifiedKey, status.corrections: status is "
+        "written without them; `driftctl crd --diff` shows what an upgrade changes, "
+        "`driftctl crd | kubectl apply --server-side -f -` makes it"
     ]
     assert applied.out.splitlines()[-1] == (
         "Apply: 0 created, 6 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed"
