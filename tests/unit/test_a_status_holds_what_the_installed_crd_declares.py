@@ -66,8 +66,9 @@ def test_the_seed_operator_s_crd_lacks_every_status_field_but_its_two() -> None:
     assert notice(judged) == (
         "the installed CRD webapps.example.com lacks status.observedGeneration, "
         "status.conditions, status.lastAppliedRevision, status.ignoredFields, "
-        "status.lastVerifiedRevision, status.lastVerifiedKey, status.corrections: status is written without them; `driftctl crd --diff` shows "
-        "what an upgrade changes, `driftctl crd | kubectl apply --server-side -f -` makes it"
+        "status.lastVerifiedRevision, status.lastVerifiedKey, status.corrections: status is "
+        "written without them; `driftctl crd --diff` shows what an upgrade changes, "
+        "`driftctl crd | kubectl apply --server-side -f -` makes it"
     )
 
 
