@@ -141,6 +141,8 @@ def plan(
         lock=lock,
     )
     log.warnings(planned.desired.warnings)
+    if planned.crd_notice is not None:
+        log.warn(planned.crd_notice)
     if output in ("json", "yaml"):
         log.report(as_format(plan_render.plan_json(planned.plan), output))
     elif output == "markdown":

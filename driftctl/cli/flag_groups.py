@@ -112,6 +112,15 @@ source_flags_without_ref = FlagGroup("source", _source_of, _repo, *_source, titl
 """The same without --ref, for the commands that read two refs (--base and --head)."""
 
 
+_kubeconfig = flag(
+    "kubeconfig",
+    env=["KUBECONFIG"],
+    type=click.Path(dir_okay=False),
+    help="Kubeconfig file (default: ~/.kube/config, or the Pod's service account in a cluster).",
+)
+_context = flag("context", help="Kubeconfig context to use (default: its current context).")
+
+
 def _cluster_of(
     *,
     kubeconfig: str | None,
@@ -211,6 +220,16 @@ connection_flags = FlagGroup(
 """--kubeconfig, --context, --instance, --timeout: a `Cluster`, for the commands that only
 read or free the run lock and the instance's objects (unlock, status, version): the flags of
 writing and planning (--field-manager, --concurrency, --target-namespaces) do nothing there."""
+
+
+def _kubeconfig_of(*, kubeconfig: str | None, context: str | None) -> Cluster:
+    return Cluster(kubeconfig, context)
+
+
+kubeconfig_flags = FlagGroup(
+    "cluster", _kubeconfig_of, _kubeconfig, _context, title="Cluster flags"
+)
+"""--kubeconfig and --context alone: a `Cluster` for a command that only reads (crd --diff)."""
 
 policy_flags = FlagGroup(
     "policy",

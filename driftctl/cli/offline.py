@@ -1,4 +1,5 @@
-"""The commands without a cluster: crd, validate, diff (pipeline.offline)."""
+"""The commands without a cluster: crd, validate, diff (pipeline.offline); `crd --diff`
+alone reads one object of a cluster, the installed CRD (pipeline.crd)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import os
 import click
 
 from driftctl.cli.command import command
-from driftctl.cli.flag_groups import source_flags, source_flags_without_ref
+from driftctl.cli.flag_groups import kubeconfig_flags, source_flags, source_flags_without_ref
 from driftctl.cli.flags import flag, output_flag
-from driftctl.cli.logs import as_format, style
+from driftctl.cli.logs import TextLog, as_format, style
 from driftctl.errors import ExitCode
-from driftctl.settings import Source
+from driftctl.settings import Cluster, Source
 
 
 @command(
@@ -19,17 +20,39 @@ from driftctl.settings import Source
         "# Install the CRD (driftctl install does it too):",
         "$ driftctl crd | kubectl apply --server-side -f -",
         "$ driftctl crd -o json > webapp-crd.json",
+        "# What installing this driftctl's CRD changes in the cluster's:",
+        "$ driftctl crd --diff",
     ]
 )
+@flag(
+    "diff",
+    is_flag=True,
+    help="Instead, show what installing it changes in the cluster's CRD: a unified diff of "
+    "the installed spec (--kubeconfig, --context) to this one.",
+)
+@kubeconfig_flags
 @output_flag("yaml", "json")
-def crd(output: str) -> None:
+@click.pass_context
+def crd(ctx: click.Context, *, diff: bool, cluster: Cluster, output: str) -> None:
     """Print the WebApp CustomResourceDefinition, generated from driftctl's model.
 
-    Install it with `driftctl crd | kubectl apply -f -`. specs/webapp-crd.yaml is this
-    output, committed.
+    Install it with `driftctl crd | kubectl apply --server-side -f -`.
+    specs/webapp-crd.yaml is this output, committed. With --diff, nothing is printed but
+    what an upgrade of the CRD installed in the cluster changes (only --diff reads a
+    cluster): exit 0 when it is this one already, 1 when it differs or is not installed,
+    4 when the cluster cannot be read.
     """
     from driftctl.core.source.crd import GENERATED_NOTICE, webapp_crd
     from driftctl.render.manifests import to_json, to_yaml
+
+    if diff:
+        from driftctl.pipeline.crd import crd_diff
+
+        found = crd_diff(cluster, TextLog(style()).retry)
+        if not found.installed:
+            click.echo("note: the CRD is not installed: all of it is new", err=True)
+        click.echo(found.text, nl=False)
+        ctx.exit(ExitCode.CHANGES if found.text else ExitCode.OK)
 
     manifest = webapp_crd()
     click.echo(

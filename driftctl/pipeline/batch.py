@@ -22,6 +22,7 @@ from driftctl import conventions as c
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.source.desired_state import DesiredState
@@ -75,6 +76,11 @@ class Planned:
     desired: DesiredState
     plan: Plan
     live: LiveState
+
+    @property
+    def crd_notice(self) -> str | None:
+        """What to say once about the installed CRD (its missing status fields), if anything."""
+        return crd_notice(self.live.crd)
 
 
 def plan(
@@ -181,6 +187,7 @@ def apply(
             shard=shard,
             environ=environ,
             notice=notice,
+            warn=warn,
             progress=progress,
             planned=heard,
             plan_file=plan_file,
@@ -241,6 +248,7 @@ def _carry_out(
     shard: Shard,
     environ: Mapping[str, str],
     notice: Notice,
+    warn: Notice,
     progress: Progress,
     planned: Callable[[Plan], None],
     plan_file: Path | None,
@@ -296,6 +304,9 @@ def _carry_out(
             the_plan, live = saved_plan.replan(
                 kube, saved, desired, cluster, shard, situation=situation, path=plan_file
             )
+        said = crd_notice(live.crd)
+        if said is not None:
+            warn(said)
         planned(the_plan)
         if confirm is not None and not confirm(the_plan):
             raise Declined("nothing was applied: the answer was no")
@@ -309,7 +320,14 @@ def _carry_out(
             return "the run lost its lock" if run_lock.lost else None
 
         waited = wait_for_rollouts(
-            kube, cluster, the_plan, report, wait=wait, progress=progress, stop_requested=lost
+            kube,
+            cluster,
+            the_plan,
+            report,
+            wait=wait,
+            progress=progress,
+            stop_requested=lost,
+            crd=live.crd,
         )
         return waited, verified
 

@@ -23,6 +23,7 @@ from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.events import stall_event
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.status import (
@@ -33,6 +34,7 @@ from driftctl.core.planning.status import (
     state_of,
 )
 from driftctl.core.planning.waiting import finished, pending, waited_for
+from driftctl.core.source.schema import Schema
 from driftctl.render.progress import ROLLING_OUT
 from driftctl.settings import Cluster, Wait
 from driftctl.shell.apply import Progress, StatusFailed, write_status
@@ -101,6 +103,7 @@ class _How:
     manager: str
     facts: StatusFacts
     confirming: bool
+    schema: Schema | None = None  # the installed CRD's status, when it is not driftctl's
 
 
 def wait_for_rollouts(
@@ -114,8 +117,10 @@ def wait_for_rollouts(
     stop_requested: Callable[[], str | None] = lambda: None,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    crd: InstalledCrd = OWN,
 ) -> ApplyReport:
-    """`report` with each waited-for rollout's end (module docstring)."""
+    """`report` with each waited-for rollout's end (module docstring); each status written
+    holds only what the installed CRD (`crd`) declares."""
     state = _Wait(set(waited_for(report)), dict(report.rollouts), list(report.ended))
     state.complete_once = {k for k in state.waited if state.states[k] is RolloutState.COMPLETE}
     failed = {each.key for each in report.outcomes if each.outcome is Outcome.FAILED}
@@ -129,7 +134,8 @@ def wait_for_rollouts(
     progress.tick(ROLLING_OUT, total - len(state.left), total)
 
     def look(key: ObjectKey) -> _Seen:
-        how = _How(cluster.field_manager, facts[key], key in state.complete_once)
+        schema = crd.status if crd.missing else None
+        how = _How(cluster.field_manager, facts[key], key in state.complete_once, schema)
         return _look(client, key, how, recorder=recorder, progress=progress)
 
     with ThreadPoolExecutor(max_workers=max(cluster.concurrency, 1)) as pool:
@@ -159,6 +165,7 @@ def _look(
             now=now,
             facts=how.facts,
             confirming=how.confirming,
+            schema=how.schema,
         )
     except StatusFailed as failed:
         return _Seen(key, RolloutState.PROGRESSING, failed=str(failed))

@@ -6,6 +6,7 @@ uses anchors, and JSON is indented with a trailing newline. Pure: returns string
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -36,3 +37,19 @@ def to_json(manifest: Mapping[str, Any]) -> str:
 def json_as_yaml(text: str) -> str:
     """A JSON document (a report's `-o json`) as the same YAML (`-o yaml`), keys in order."""
     return to_yaml(json.loads(text))
+
+
+def diff_text(before: Mapping[str, Any], after: Mapping[str, Any], names: tuple[str, str]) -> str:
+    """A unified diff of two documents as YAML, keys sorted on both sides so that only
+    values and presence differ; empty when they are equal."""
+
+    def lines(document: Mapping[str, Any]) -> list[str]:
+        if not document:
+            return []
+        text = yaml.dump(
+            dict(document), Dumper=_PlainDumper, sort_keys=True, default_flow_style=False, width=100
+        )
+        return text.splitlines()
+
+    diff = difflib.unified_diff(lines(before), lines(after), *names, lineterm="")
+    return "".join(f"{line}\n" for line in diff)

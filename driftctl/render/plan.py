@@ -57,6 +57,7 @@ from driftctl.core.planning.actions import (
     patch_of,
 )
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, managers_of
+from driftctl.core.planning.manifests import selector_text
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.redaction import masked, masked_patch
@@ -87,13 +88,33 @@ def value_text(value: Any, name: str = "") -> str:
 
 def change_text(change: FieldChange) -> str:
     """`spec.replicas: 5 -> 3 (changed by kubectl-scale)`, or with the plan's note."""
-    before = "(none)" if change.op == "add" else value_text(change.before, change.path)
-    after = "(none)" if change.op == "remove" else value_text(change.after, change.path)
+    before = "(none)" if change.op == "add" else _changed_value(change.before, change.path)
+    after = "(none)" if change.op == "remove" else _changed_value(change.after, change.path)
     if change.note:
         who = f" ({change.note})"
     else:
         who = f" (changed by {', '.join(change.managers)})" if change.managers else ""
     return f"{change.path}: {before} -> {after}{who}"
+
+
+def _changed_value(value: Any, path: str) -> str:
+    """A changed value; a selector and an ownerReference as people read them
+    (`app=shop`, `WebApp/shop controller blockOwnerDeletion`), the rest as JSON."""
+    if isinstance(value, dict) and path.endswith("selector"):
+        return selector_text(value)
+    if isinstance(value, dict) and path.startswith("metadata.ownerReferences["):
+        return owner_text(value)
+    return value_text(value, path)
+
+
+def owner_text(ref: dict[str, Any]) -> str:
+    """An ownerReference in a line: `WebApp/shop controller blockOwnerDeletion`, with the
+    flags it sets (an apiVersion other than its kind's usual one is said too)."""
+    flags = [name for name in ("controller", "blockOwnerDeletion") if ref.get(name) is True]
+    words = [f"{ref.get('kind')}/{ref.get('name')}", *flags]
+    if ref.get("apiVersion") not in (None, "example.com/v1", "apps/v1"):
+        words.append(f"({ref.get('apiVersion')})")
+    return " ".join(words)
 
 
 def foreign_text(field: Foreign) -> str:

@@ -14,7 +14,8 @@ resourceVersion the plan was made from). A conflict is another owner's object: i
 and nothing is sent. What to do
 with each object was decided by the plan, and what a refused create means for the rest
 of its chain by core.planning.plan.after_refusal; this module only does it. Each chain
-makes at most one Event (core.planning.events), sent by shell.events.
+makes at most one Event (core.planning.events), sent by shell.events. A status holds only
+what the installed CRD declares (the live state's `crd`, core.planning.installed_crd).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.events import Done, Event, chain_event, stall_event
 from driftctl.core.planning.from_dry_runs import answered
 from driftctl.core.planning.holding import held_counts
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating, key_of, uid
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
@@ -73,6 +75,7 @@ from driftctl.core.planning.status import (
     state_of,
     status_update,
 )
+from driftctl.core.source.schema import Schema
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -167,7 +170,7 @@ def _answer(kube: Kube, request: r.Request) -> Obj | DryRunError:
     try:
         return kube.send(request)
     except ApiError as refused:
-        if not is_object_refusal(refused.status):
+        if not is_object_refusal(refused.status, refused.said):
             raise  # the cluster, not this object: stop the run
         return DryRunError(refused.short)
 
@@ -207,10 +210,12 @@ class Applier:
     # What an unchecked update turned out to be, from its writes' answers.
     _answered: dict[ObjectKey, Action] = field(default_factory=dict)
     _plan: Plan = field(default_factory=lambda: Plan(()))
+    _crd: InstalledCrd = OWN  # what the installed CRD lets a status hold
 
     def carry_out(self, plan: Plan, live: LiveState) -> ApplyReport:
         """Carry out every stage of the plan; one outcome per object."""
         self._plan = plan
+        self._crd = live.crd
         for obj in live.objects():
             self._objects[key_of(obj)] = obj
         for phase, stage in zip(("removing", "applying"), plan.stages, strict=True):
@@ -307,12 +312,12 @@ class Applier:
         try:
             return self._carry_out(action)
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise  # the cluster is gone for the rest of the run's time: one error, exit 4
             if isinstance(action, Create) and action.unchecked:
                 # In plan's place: its dry-run would have skipped the object, or stopped the
                 # run when the refusal is about driftctl itself (401, 403).
-                if not is_object_refusal(failed.status):
+                if not is_object_refusal(failed.status, failed.said):
                     raise
                 raise _CreateRefused(action, failed.short) from None
             return ObjectOutcome(action.key, Outcome.FAILED, failed.short)
@@ -369,7 +374,7 @@ class Applier:
             try:
                 reverted = self._objects[action.key] = self.kube.send(revert)
             except ApiError as failed:  # 422 when its test finds the object changed since
-                if ends_the_run(failed.status):
+                if ends_the_run(failed.status, failed.said):
                     raise
                 why = f"removing fields set outside Git: {failed.short}"
                 return ObjectOutcome(action.key, Outcome.FAILED, why)
@@ -400,6 +405,8 @@ class Applier:
         webapp = self._objects.get(key)
         if webapp is None or is_terminating(webapp) or key in self._failed:
             return [], None
+        if self._crd.status is None:  # the installed CRD has no status subresource
+            return [], None
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
         own = replace(self._plan, actions=tuple(chain))
         facts = replace(facts_of(own, key, self._failed), verified=self.verified)
@@ -411,6 +418,7 @@ class Applier:
                 deployment=deployment,
                 now=self.now,
                 facts=facts,
+                schema=self._crd.status if self._crd.missing else None,  # None: driftctl's own
             )
         except StatusFailed as failed:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
@@ -438,29 +446,31 @@ def write_status(
     now: datetime.datetime,
     facts: StatusFacts | None = None,
     confirming: bool = False,
+    schema: Schema | None = None,
 ) -> StatusUpdate:
     """The status of `webapp` from its Deployment (and, when they can tell something, the
     new Pods: core.planning.status.reads_pods; always, when `confirming` a completion),
     applied when it changed.
 
     StatusFailed when its Pods could not be read or the write was refused; an error that
-    ends the run goes up as it is.
+    ends the run goes up as it is. `schema`: the status schema of the installed CRD when it
+    is not driftctl's own (only what it declares is written).
     """
     pods = None
     if reads_pods(webapp, deployment, confirming=confirming) and deployment is not None:
         try:
             pods = read_new_pods(kube, deployment)
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise
             raise StatusFailed(f"reading its rollout's Pods: {failed.short}") from None
-    update = status_update(webapp, deployment, now, facts, pods)
+    update = status_update(webapp, deployment, now, facts, pods, schema=schema)
     if not update.changed:
         return update
     try:
         kube.send(r.apply(update.manifest, manager, status=True))
     except ApiError as failed:
-        if ends_the_run(failed.status):
+        if ends_the_run(failed.status, failed.said):
             raise
         raise StatusFailed(f"writing its status: {failed.short}") from None
     return update

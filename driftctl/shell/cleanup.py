@@ -68,7 +68,7 @@ class Deleter:
             self.delete(owned.key, owned.body)
             gone = self.wait_gone(owned.key, owned.body["preconditions"]["uid"])
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise
             raise CleanupFailed(f"deleting {owned.key.display} failed: {failed.short}") from None
         if not gone:
@@ -93,6 +93,6 @@ class Deleter:
         try:
             self.kube.send_unless_missing(request)
         except ApiError as failed:
-            if ends_the_run(failed.status):
+            if ends_the_run(failed.status, failed.said):
                 raise
             raise CleanupFailed(f"removing the finalizer failed: {failed.short}") from None

@@ -55,6 +55,7 @@ class ApiError(ClusterError):
         self.details = body.get("details") or {}
         # The server's message may echo a value of the request (a webhook quoting a Secret).
         message = masked_text(str(body.get("message") or "no message"))
+        self.said = message  # the server's own words (a schema refusal is told by them)
         if status == CONNECTION_FAILED:
             self.detail = f"API server {message}"
         else:
@@ -218,8 +219,10 @@ class Kube:
             delay = self._backoff.delay(
                 attempt, self._jitter(), retry_after_seconds(headers.get("retry-after"))
             )
-            if not should_retry(status, delay, self.deadline.remaining()):
-                raise ApiError(request, status, body, hint=self._gave_up(status, attempt + 1))
+            said = str(body.get("message") or "")
+            if not should_retry(status, delay, self.deadline.remaining(), said):
+                hint = self._gave_up(status, said, attempt + 1)
+                raise ApiError(request, status, body, hint=hint)
             failure = ApiError(request, status, body)
             self._notice(f"retrying in {delay:.1f}s: {failure.message}")
             self._sleep(delay)
@@ -238,9 +241,9 @@ class Kube:
                 return None
             raise
 
-    def _gave_up(self, status: int, tries: int) -> str | None:
+    def _gave_up(self, status: int, said: str, tries: int) -> str | None:
         """Why a transient failure was not tried again: the run's time is spent."""
-        if not is_transient(status):
+        if not is_transient(status, said):
             return None
         return (
             f"tried {tries} {'time' if tries == 1 else 'times'}; the run's --timeout "

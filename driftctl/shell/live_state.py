@@ -1,5 +1,9 @@
 """Reads the live state of one instance: its WebApps and Deployments, by paged LISTs.
 
+First the installed WebApp CRD, once (`read_crd`): missing, or unable to hold a WebApp's
+spec, the run stops there, before anything is written; its status schema rides along in
+the live state (core.planning.installed_crd judges it).
+
 Two LISTs limited by the instance label, parsed as plain JSON, the two kinds at once (the
 API server encodes a page of WebApps, custom resources, several times slower than one of
 Deployments; meanwhile the other kind's pages are read and parsed): cluster-wide, or, when
@@ -31,10 +35,52 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.planning.extra_reads import ExtraReads, Reach
+from driftctl.core.planning.installed_crd import (
+    SHOW_UPGRADE,
+    UPGRADE,
+    InstalledCrd,
+    installed,
+    spec_refusal,
+    unreadable,
+)
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj
 from driftctl.errors import ClusterError
 from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
+
+FORBIDDEN = 403
+
+
+def _not_installed() -> ClusterError:
+    return ClusterError(
+        f"the cluster has no WebApp resource ({c.CRD_NAME} is not installed)",
+        hint="install the CRD: driftctl crd | kubectl apply -f -",
+    )
+
+
+def fetch_crd(kube: Kube) -> Obj | None:
+    """The installed WebApp CRD as the API server returns it; None when it is not installed."""
+    return kube.send_unless_missing(r.get_crd())
+
+
+def read_crd(kube: Kube) -> InstalledCrd:
+    """The installed WebApp CRD, judged; ClusterError when it is missing or cannot hold a
+    WebApp's spec. Not allowed to read it (403), driftctl's own is assumed (and said)."""
+    try:
+        found = fetch_crd(kube)
+    except ApiError as failed:
+        if failed.status == FORBIDDEN:
+            return unreadable(failed.short)
+        raise
+    if found is None:
+        raise _not_installed()
+    crd = installed(found)
+    refusal = spec_refusal(crd)
+    if refusal is not None:
+        raise ClusterError(
+            refusal, hint=f"see what an upgrade changes: {SHOW_UPGRADE}; upgrade it: {UPGRADE}"
+        )
+    return crd
 
 
 def read_live(
@@ -44,7 +90,9 @@ def read_live(
     tick: Callable[[str, int, int | None], None] = lambda phase, done, total: None,
     namespaces: Sequence[str] = (),
 ) -> LiveState:
-    """List this instance's WebApps and Deployments, in `namespaces` or (none) everywhere."""
+    """The installed CRD, then this instance's WebApps and Deployments, in `namespaces` or
+    (none) everywhere."""
+    crd = read_crd(kube)
     selector = c.instance_selector(instance)
     scopes: Sequence[str | None] = tuple(namespaces) or (None,)
 
@@ -71,13 +119,10 @@ def read_live(
         try:
             webapps = listed(r.WEBAPP)
         except ApiError as failed:
-            if failed.status == NOT_FOUND:
-                raise ClusterError(
-                    f"the cluster has no WebApp resource ({c.CRD_NAME} is not installed)",
-                    hint="install the CRD: driftctl crd | kubectl apply -f -",
-                ) from None
+            if failed.status == NOT_FOUND:  # deleted since it was read
+                raise _not_installed() from None
             raise
-        return LiveState.of(webapps, deployments.result())
+        return LiveState.of(webapps, deployments.result(), crd)
 
 
 # Parts of live objects that are equal across many objects of one instance (one function

@@ -128,14 +128,23 @@ def scoped_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A ServiceAccount with cronjob/namespaced/'s RBAC, granted in this test's namespace
-    only: a Role there and the run lock's Role, nothing cluster-wide."""
+    only: a Role there and the run lock's Role; cluster-wide only the read of the WebApp
+    CRD (cronjob/base/crd-rbac.yaml)."""
     account_name = f"driftctl-scoped-{namespace}"[:63]
     documents = account(control_plane.bin_dir / "kubectl", ROOT / "cronjob" / "namespaced")
     renamed = [for_account(d, account_name) for d in documents if d["kind"] != "Namespace"]
     for document in renamed:
         if document["metadata"].get("namespace") == "webapps":
             document["metadata"]["namespace"] = namespace
-    assert not [d for d in renamed if d["kind"].startswith("Cluster")]
+    cluster_wide = [d for d in renamed if d["kind"].startswith("Cluster")]
+    assert [rule for d in cluster_wide for rule in d.get("rules", [])] == [
+        {
+            "apiGroups": ["apiextensions.k8s.io"],
+            "resources": ["customresourcedefinitions"],
+            "resourceNames": ["webapps.example.com"],
+            "verbs": ["get"],
+        }
+    ]
     return account_kubeconfig(control_plane, kubectl, renamed, account_name, tmp_path_factory)
 
 

@@ -36,8 +36,9 @@ def test_replicas_kept_for_an_autoscaler_are_planned_reported_and_cost_one_list(
         if verb == "LIST" and scope == "cluster":
             lists[resource] += count
     assert lists == {"webapps": 1, "deployments": 1, "horizontalpodautoscalers": 1}
-    # driftctl sent four requests, those LIST pages and its Lease: no dry-run, no write.
-    assert after.service_accounts - before.service_accounts == 4
+    # driftctl sent five requests, its read of the CRD, those LIST pages and its Lease: no
+    # dry-run, no write.
+    assert after.service_accounts - before.service_accounts == 5
     assert applied.code == 0, applied.err
     webapp = harness.get("webapp", "shop") or {}
     assert webapp["status"]["ignoredFields"] == [

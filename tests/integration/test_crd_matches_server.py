@@ -1,9 +1,11 @@
 """The generated CRD is accepted by the real API server, and the offline validation and the
-server agree on what a valid WebApp is: the same documents, run through both."""
+server agree on what a valid WebApp is: the same documents, run through both; installed,
+`driftctl crd --diff` finds nothing to change."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from driftctl.core.source.documents import load_file
 from driftctl.core.source.validate import validate
 from driftctl.errors import InvalidDesiredState
 from driftctl.settings import Source
+from tests.support.clirun import run_driftctl
 
 pytestmark = pytest.mark.integration
 
@@ -89,3 +92,13 @@ def test_offline_validation_and_the_server_agree(
     text = HEAD + spec + "\n"
     assert offline_accepts(text, namespace) is valid
     assert server_accepts(kube_client, text, namespace) is valid
+
+
+@pytest.mark.usefixtures("crd_installed")
+def test_crd_diff_against_the_crd_it_installed_shows_nothing(
+    kubeconfig: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the API server adds to a CRD it stores (its defaults) is no difference."""
+    ran = run_driftctl(["crd", "--diff", "--kubeconfig", str(kubeconfig)], capsys, monkeypatch)
+
+    assert (ran.code, ran.out, ran.err) == (0, "", "")

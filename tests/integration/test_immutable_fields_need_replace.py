@@ -1,6 +1,6 @@
-"""A changed immutable field (the Deployment selector) needs a replacement.
-
-plan and apply skip it with the reason unless --recreate is given; then both replace it: the
+"""A Deployment whose selector is not the one driftctl builds keeps it: the selector is
+immutable, and changing it means deleting the Deployment (every Pod restarts). plan and
+apply keep the live selector and its Pod template; with --recreate both replace it: the
 Deployment is deleted and created again with the selector driftctl builds.
 """
 
@@ -11,9 +11,7 @@ from tests.support.builders import other_selector_deployment
 from tests.support.harness import Harness
 
 
-def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(
-    harness: Harness,
-) -> None:
+def test_another_selector_is_kept_and_only_replaced_with_recreate(harness: Harness) -> None:
     harness.declare({"shop": ("nginx:1.27", 1)})
     assert harness.driftctl("apply").code == 0
     owner = harness.get("webapp", "shop")
@@ -25,22 +23,30 @@ def test_changed_selector_is_planned_as_replace_and_only_recreated_when_asked(
 
     planned = harness.driftctl("plan")
     planned_recreate = harness.driftctl("plan", "--recreate")
-    skipped = harness.driftctl("apply")
+    kept = harness.driftctl("apply")
+    after_kept = harness.get("deployment", "shop")
     recreated = harness.driftctl("apply", "--recreate")
 
-    # Without --recreate, plan says what apply then does: skip, and why; the drift stays
-    # visible (exit 1). With it, both replace.
+    # Without --recreate, this instance's Deployment is updated as it is: its selector and
+    # Pod template stay (no restart); with it, both plan and apply replace it.
     assert planned.code == 1
-    assert f"! Deployment/{harness.namespace}/shop: skip (spec.selector is immutable" in planned.out
-    assert "(run with --recreate to do it)" in planned.out
+    assert f"~ Deployment/{harness.namespace}/shop: update" in planned.out
+    assert "spec.selector" not in planned.out
     assert planned_recreate.code == 1
     assert (
         f"-/+ Deployment/{harness.namespace}/shop: replace (spec.selector is immutable"
         in planned_recreate.out
     )
-    assert skipped.code == 0, skipped.err
-    assert "skipped Deployment" in skipped.out
-    assert "(run with --recreate to do it)" in skipped.out
+    assert (
+        "    spec.selector: app=shop-legacy -> "
+        "app.kubernetes.io/instance=shop,app.kubernetes.io/name=shop" in planned_recreate.out
+    )
+    assert kept.code == 0, kept.err
+    assert f"configured Deployment/{harness.namespace}/shop" in kept.out
+    assert after_kept is not None
+    assert after_kept["metadata"]["uid"] == old["metadata"]["uid"]
+    assert after_kept["spec"]["selector"] == old["spec"]["selector"]
+    assert after_kept["spec"]["template"] == old["spec"]["template"]
     assert recreated.code == 0, recreated.err
     assert f"configured Deployment/{harness.namespace}/shop" in recreated.out
     new = harness.get("deployment", "shop")

@@ -70,8 +70,8 @@ def test_a_webapp_made_by_hand_without_an_instance_label_is_adopted(
 
     assert planned.code == 1
     assert (
-        f"~ WebApp/{harness.namespace}/shop: update (adopted: made without an instance "
-        "label, declared in Git; "
+        f"~ WebApp/{harness.namespace}/shop: adopt (made without an instance label, "
+        "declared in Git; taken over from "
     ) in planned.out
     assert applied.code == 0, applied.err
     webapp = harness.get("webapp", "shop") or {}

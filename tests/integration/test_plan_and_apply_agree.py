@@ -20,6 +20,7 @@ from tests.support.harness import Harness
 OUTCOME = {
     "create": "created",
     "update": "configured",
+    "adopt": "configured",
     "unchanged": "unchanged",
     "skip": "skipped",
     "conflict": "failed",
@@ -29,7 +30,7 @@ OUTCOME = {
     "quarantine": "configured",
     "confirm": "configured",
 }
-WRITTEN_AS_PLANNED = ("update", "quarantine", "confirm")  # the planned patch, exactly
+WRITTEN_AS_PLANNED = ("update", "adopt", "quarantine", "confirm")  # the planned patch, exactly
 LEFT_AS_IT_WAS = ("unchanged", "hold")
 REMOVED_AT = "/metadata/annotations/" + c.REMOVED_AT_ANNOTATION.replace("/", "~1")
 KINDS = {"WebApp": "webapp", "Deployment": "deployment"}

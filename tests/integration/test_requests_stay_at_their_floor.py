@@ -1,7 +1,7 @@
 """The request-count smoke test (N = 50): each kind of run sends what it must and no more.
 
-- a no-drift plan is LIST pages and one read of the instance's Lease (a suspension of the
-  instance is set there);
+- a no-drift plan is one read of the installed CRD, the LIST pages and one read of the
+  instance's Lease (a suspension of the instance is set there), nothing else;
 - a no-drift apply writes only its Lease;
 - so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
   a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
@@ -75,9 +75,21 @@ def object_writes(before: Requests, after: Requests) -> Counter[str]:
 
 LEASE = 3  # read, take, release
 LEASE_READ = 1  # plan takes no lock; it reads the Lease: the instance may be suspended
+CRD = 1  # every run reads the installed WebApp CRD once (what its status may hold)
 AUTOSCALERS = 1  # one LIST of the HorizontalPodAutoscalers, when replicas moved
 OTHER_OWNERS = 2  # one LIST of WebApps and one of Deployments not the instance's, in a namespace
 RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
+
+
+def crd_reads(before: Requests, after: Requests) -> int:
+    """GETs of CustomResourceDefinitions (driftctl's read of the WebApp CRD)."""
+    return sum(
+        count
+        for (_, _, verb, _, _, _), count in delta(
+            before, after, ("customresourcedefinitions",)
+        ).items()
+        if verb == "GET"
+    )
 
 
 def sent(before: Requests, after: Requests) -> int:
@@ -85,7 +97,7 @@ def sent(before: Requests, after: Requests) -> int:
     return after.service_accounts - before.service_accounts
 
 
-def test_a_no_drift_plan_sends_only_list_pages_and_reads_its_lease(
+def test_a_no_drift_plan_sends_only_the_crd_read_list_pages_and_its_lease(
     harness: Harness, control_plane: launcher.ControlPlane
 ) -> None:
     converged(harness)
@@ -96,8 +108,9 @@ def test_a_no_drift_plan_sends_only_list_pages_and_reads_its_lease(
     after = request_counts(control_plane)
     assert planned.code == 0, planned.out + planned.err
     assert planned.out.strip() == f"Plan: 0 to create, 0 to update, 0 to prune, {2 * N} unchanged"
-    assert after.service_accounts - before.service_accounts == 2 + LEASE_READ
+    assert after.service_accounts - before.service_accounts == CRD + 2 + LEASE_READ
     assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert crd_reads(before, after) == 1
     assert object_writes(before, after) == {}
 
 
@@ -111,7 +124,7 @@ def test_a_no_drift_apply_writes_only_its_lease(
 
     after = request_counts(control_plane)
     assert applied.code == 0, applied.err
-    assert sent(before, after) == 2 + LEASE  # the two LIST pages, the Lease
+    assert sent(before, after) == CRD + 2 + LEASE  # the CRD, the two LIST pages, the Lease
     assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
     assert object_writes(before, after) == {}
 
@@ -168,7 +181,7 @@ def test_a_one_percent_drift_apply_writes_only_the_drifted_object(
         "webapps/status APPLY": 1,  # the Deployment's new generation is not observed yet
         "events POST": 1,
     }
-    assert sent(before, after) == 2 + AUTOSCALERS + 4 + LEASE
+    assert sent(before, after) == CRD + 2 + AUTOSCALERS + 4 + LEASE
 
 
 def test_a_cold_apply_sends_three_writes_per_webapp_and_events_within_the_cap(
@@ -191,7 +204,7 @@ def test_a_cold_apply_sends_three_writes_per_webapp_and_events_within_the_cap(
         "webapps/status APPLY": N,
         "events POST": MAX_EVENTS + 1,  # the summary Event counts the other 40
     }
-    lease = sent(before, after) - (2 + OTHER_OWNERS + 3 * N + MAX_EVENTS + 1)
+    lease = sent(before, after) - (CRD + 2 + OTHER_OWNERS + 3 * N + MAX_EVENTS + 1)
     assert LEASE <= lease <= LEASE + renewals
     # What plan printed (after its dry-runs) is what apply did (without them).
     actions = {_key(o): o["action"] for o in json.loads(planned.out)["objects"]}

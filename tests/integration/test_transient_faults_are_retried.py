@@ -172,8 +172,8 @@ def test_an_unreachable_server_is_named_in_a_one_line_error(
 
     assert planned.code == 4
     _, (error, hint) = split_notes(planned.err)
-    assert error == (
-        f"error: list webapps: API server {server} unreachable: "
+    assert error == (  # a run's first request: its read of the installed CRD
+        f"error: get CRD webapps.example.com: API server {server} unreachable: "
         "Failed to establish a new connection: [Errno 111] Connection refused"
     )
     # Never answered: not retried (issue 23, bug 7), as kubectl fails at once.

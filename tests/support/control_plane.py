@@ -73,13 +73,19 @@ def grant(
 
 
 def for_account(document: dict[str, Any], name: str) -> dict[str, Any]:
-    """An RBAC document given to another account: its name, its subjects' and its role's."""
-    document["metadata"]["name"] = name
+    """An RBAC document given to another account: its subjects are that ServiceAccount, and
+    its name and its role's are that account's (`driftctl-crd` for account `x` is `x-crd`,
+    so that two roles of one kind never take one name)."""
+    document["metadata"]["name"] = _renamed(document["metadata"]["name"], name)
     for subject in document.get("subjects", []):
         subject["name"] = name
     if "roleRef" in document:
-        document["roleRef"]["name"] = name
+        document["roleRef"]["name"] = _renamed(document["roleRef"]["name"], name)
     return document
+
+
+def _renamed(original: str, account: str) -> str:
+    return account + original.removeprefix("driftctl")
 
 
 def account_kubeconfig(

@@ -59,7 +59,8 @@ def test_a_webapp_without_an_instance_label_is_adopted() -> None:
     [candidate, *_] = prep.candidates
     assert candidate.key == WEBAPP
     assert candidate.live is not None
-    assert candidate.notes.reason.startswith("adopted:")
+    assert candidate.notes.reason == "made without an instance label, declared in Git"
+    assert candidate.adopting
 
 
 def test_a_deployment_not_controlled_by_its_webapp_is_a_conflict_even_with_recreate() -> None:

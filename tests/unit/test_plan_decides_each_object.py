@@ -13,7 +13,6 @@ from driftctl.core.planning.actions import (
     Prune,
     Refused,
     Replace,
-    Skip,
     Update,
     bind_owner,
 )
@@ -124,20 +123,6 @@ def test_changed_selector_is_planned_as_replace_with_recreate() -> None:
     assert "immutable" in replace.reason
     assert replace.delete["preconditions"]["uid"] == deployment["metadata"]["uid"]
     assert any(change.path == "spec.selector" for change in replace.changes)
-
-
-def test_changed_selector_without_recreate_is_a_skip_that_keeps_the_drift_visible() -> None:
-    deployment = live_deployment()
-    deployment["spec"]["selector"]["matchLabels"]["tier"] = "web"
-
-    plan = finish(prepare([SHOP], live([live_webapp()], [deployment]), STAMP), {})
-
-    [skipped] = [a for a in plan.actions if a.key == DEPLOYMENT]
-    assert isinstance(skipped, Skip)
-    assert "(run with --recreate to do it)" in skipped.reason
-    assert any(change.path == "spec.selector" for change in skipped.changes)
-    assert not plan.has_changes
-    assert plan.differs
 
 
 def test_refused_dry_run_becomes_a_skip_with_the_error() -> None:

@@ -8,6 +8,7 @@ a script, with an injected clock and sleep: no waiting, and no mock of the clien
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from driftctl.core.api import requests as r
 from driftctl.core.api.retry import (
     CONNECTION_FAILED,
     Backoff,
+    ends_the_run,
     is_object_refusal,
     retry_after_seconds,
     should_retry,
@@ -27,6 +29,13 @@ from driftctl.shell.kube import ApiError, Deadline, Kube
 
 RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
 NOT_RETRIED = [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 501]
+
+# The API server's own words (kube-apiserver v1.37.2, server-side apply of the status
+# driftctl writes to the seed operator's CRD, which declares only two status fields).
+SCHEMA_REFUSAL = (
+    "failed to create typed patch object (web/shop; example.com/v1, Kind=WebApp): "
+    ".status.conditions: field not declared in schema"
+)
 
 
 @pytest.mark.parametrize("status", RETRIED)
@@ -39,6 +48,53 @@ def test_transient_failures_are_retried_while_the_wait_fits_the_deadline(status:
 @pytest.mark.parametrize("status", NOT_RETRIED)
 def test_answers_about_the_request_itself_are_never_retried(status: int) -> None:
     assert not should_retry(status, delay=0.0, remaining=300.0)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param(SCHEMA_REFUSAL, id="field-not-declared"),
+        pytest.param(
+            "failed to create typed live object (web/shop; apps/v1, Kind=Deployment): "
+            '.spec.template.spec.containers[name="app"].ports: duplicate entries',
+            id="live-object-untyped",
+        ),
+        pytest.param(
+            "failed to convert new object (web/shop; example.com/v1, Kind=WebApp) to proper "
+            "version (example.com/v1)",
+            id="conversion",
+        ),
+    ],
+)
+def test_a_500_that_says_the_request_does_not_fit_the_schema_is_not_retried(
+    message: str,
+) -> None:
+    """The same request gets the same answer: it ends the object's attempt, not the run."""
+    assert not should_retry(500, delay=0.0, remaining=300.0, message=message)
+    assert is_object_refusal(500, message)
+    assert not ends_the_run(500, message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param("etcdserver: request timed out", id="etcd-timeout"),
+        pytest.param("Internal error occurred: resource quota evaluation timed out", id="quota"),
+        pytest.param("", id="no-message"),
+    ],
+)
+def test_any_other_500_is_retried_and_ends_the_run_when_the_retries_give_up(
+    message: str,
+) -> None:
+    assert should_retry(500, delay=0.5, remaining=10.0, message=message)
+    assert not is_object_refusal(500, message)
+    assert ends_the_run(500, message)
+
+
+def test_only_a_500_is_read_for_its_words() -> None:
+    """A 503 naming the schema is still the server being unavailable."""
+    assert should_retry(503, delay=0.5, remaining=10.0, message=SCHEMA_REFUSAL)
+    assert ends_the_run(503, SCHEMA_REFUSAL)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +168,7 @@ def test_retry_after_header_is_read_as_seconds(header: str | None, seconds: floa
     assert retry_after_seconds(header) == seconds
 
 
-Scripted = tuple[int, Sequence[tuple[str, str]]]
+Scripted = tuple[int, Sequence[tuple[str, str]]] | tuple[int, Sequence[tuple[str, str]], str]
 
 
 class _Scripted(http.server.BaseHTTPRequestHandler):
@@ -120,8 +176,9 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
     server: _Server
 
     def do_GET(self) -> None:
-        status, headers = self.server.next_answer()
-        body = b'{"kind":"Status","message":"scripted"}' if status >= 300 else b'{"items":[]}'
+        status, headers, message = self.server.next_answer()
+        failure = {"kind": "Status", "code": status, "message": message}
+        body = json.dumps(failure).encode() if status >= 300 else b'{"items":[]}'
         self.send_response_only(status)
         for name, value in headers:
             self.send_header(name, value)
@@ -145,10 +202,12 @@ class _Server(http.server.ThreadingHTTPServer):
         self.requests = 0
         self.lock = threading.Lock()
 
-    def next_answer(self) -> Scripted:
+    def next_answer(self) -> tuple[int, Sequence[tuple[str, str]], str]:
         with self.lock:
             self.requests += 1
-            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+            answer = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        status, headers, *said = answer
+        return status, headers, said[0] if said else "scripted"
 
     @property
     def url(self) -> str:
@@ -216,6 +275,27 @@ def test_a_refusal_is_sent_once_and_raised(serve: Any, status: int) -> None:
 
     assert (refused.value.status, refused.value.hint) == (status, None)
     assert (server.requests, time.sleeps) == (1, [])
+
+
+def test_a_schema_refusal_is_sent_once_and_raised_with_the_server_s_words(serve: Any) -> None:
+    server = serve([(500, [], SCHEMA_REFUSAL)])
+    time = FakeTime()
+
+    with pytest.raises(ApiError) as refused:
+        kube_at(server.url, time).send(LIST)
+
+    assert (server.requests, time.sleeps) == (1, [])
+    assert (refused.value.status, refused.value.hint) == (500, None)
+    assert refused.value.short == f"500: {SCHEMA_REFUSAL}"
+
+
+def test_a_500_in_other_words_is_retried(serve: Any) -> None:
+    server = serve([(500, [], "etcdserver: leader changed"), (200, [])])
+    time = FakeTime()
+
+    assert kube_at(server.url, time).send(LIST) == {"items": []}
+
+    assert server.requests == 2
 
 
 def test_retries_end_when_the_next_wait_would_pass_the_deadline(serve: Any) -> None:

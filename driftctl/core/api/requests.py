@@ -259,10 +259,9 @@ def server_version() -> Request:
 
 
 def get_crd(name: str = c.CRD_NAME) -> Request:
-    """An installed CustomResourceDefinition (cluster-scoped)."""
-    return Request(
-        "GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get {CRD.kind}/{name}"
-    )
+    """The installed CustomResourceDefinition (cluster-scoped): its schema says what a run
+    may write (core.planning.installed_crd)."""
+    return Request("GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get CRD {name}")
 
 
 def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:

@@ -4,7 +4,10 @@ Only transient failures are retried: a connection that failed (status 0 here), 4
 Many Requests (honouring Retry-After) and 500/502/503/504; but a cluster that never
 answered this run and refuses the connection is not failing for a moment (`never_answered`).
 400, 401, 403, 404, 409 and 422 say something about the request itself; sending it again
-changes nothing.
+changes nothing. Neither does a 500 whose message says the request does not fit the schema
+(`DETERMINISTIC_500`: server-side apply of a field the installed CRD does not declare is
+answered so every time): it ends that object's attempt at once, with the server's message,
+like a 422.
 
 Which failures belong to one object (the run goes on without it) and which to the
 cluster (the run stops) is decided here too: `is_object_refusal`, and `ends_the_run` for
@@ -18,6 +21,18 @@ from dataclasses import dataclass
 
 CONNECTION_FAILED = 0
 TRANSIENT = frozenset({CONNECTION_FAILED, 429, 500, 502, 503, 504})
+INTERNAL_ERROR = 500
+
+# What the API server says when it cannot type a request (or the object it applies to)
+# against the schema: the same request gets the same answer every time. Server-side apply
+# (k8s.io/apimachinery, managedfields/internal/structuredmerge.go) words them so.
+DETERMINISTIC_500 = (
+    "failed to create typed patch object",
+    "failed to create typed live object",
+    "failed to convert new object",
+    "failed to convert live object",
+    "field not declared in schema",
+)
 
 
 @dataclass(frozen=True)
@@ -35,13 +50,21 @@ class Backoff:
         return ceiling / 2 + jitter * ceiling / 2
 
 
-def is_object_refusal(status: int) -> bool:
+def is_deterministic(status: int, message: str) -> bool:
+    """Whether a 500 is a refusal the server repeats for the same request (module docstring)."""
+    return status == INTERNAL_ERROR and any(marker in message for marker in DETERMINISTIC_500)
+
+
+def is_object_refusal(status: int, message: str = "") -> bool:
     """Whether a refused request says something about its object alone (400, 404, 409, 422
-    ...), not about the cluster or driftctl's credentials (no answer, 401, 403, 5xx)."""
+    ..., a schema refusal), not about the cluster or driftctl's credentials (no answer, 401,
+    403, other 5xx)."""
+    if is_deterministic(status, message):
+        return True
     return status != CONNECTION_FAILED and status not in (401, 403) and status < 500
 
 
-def ends_the_run(status: int) -> bool:
+def ends_the_run(status: int, message: str = "") -> bool:
     """Whether a failure the retry loop gave up on ends the whole run, whatever the request.
 
     A transient failure is only given up on when the run's --timeout leaves no time for
@@ -49,11 +72,12 @@ def ends_the_run(status: int) -> bool:
     after it would fail the same way. The run stops with that one error (exit 4) rather
     than a failure for each object left; the next run goes on from what was written.
     """
-    return is_transient(status)
+    return is_transient(status, message)
 
 
-def is_transient(status: int) -> bool:
-    return status in TRANSIENT
+def is_transient(status: int, message: str = "") -> bool:
+    """Whether another try may be answered otherwise (`message`: what the server said)."""
+    return status in TRANSIENT and not is_deterministic(status, message)
 
 
 def never_answered(reached: bool, connected: bool) -> bool:
@@ -75,6 +99,6 @@ def retry_after_seconds(header: str | None) -> float | None:
         return None
 
 
-def should_retry(status: int, delay: float, remaining: float) -> bool:
+def should_retry(status: int, delay: float, remaining: float, message: str = "") -> bool:
     """Retry a transient failure only when the wait still fits in the run's deadline."""
-    return is_transient(status) and delay < remaining
+    return is_transient(status, message) and delay < remaining

@@ -115,6 +115,16 @@ class Update:
 
 
 @dataclass(frozen=True)
+class Adopt(Update):
+    """An update that takes an existing object under this instance as it runs: a WebApp
+    made without an instance label, or a Deployment its WebApp controls whose live selector
+    is kept (and its Pod template with it), so that no Pod restarts. Carried out as an
+    update is; `--recreate` moves such a Deployment to driftctl's selector instead."""
+
+    verb: ClassVar[Verb] = Verb.ADOPT
+
+
+@dataclass(frozen=True)
 class Unchanged:
     """Nothing to write: the live object equals Git."""
 
@@ -265,6 +275,7 @@ class Confirm:
 Action = (
     Create
     | Update
+    | Adopt
     | Unchanged
     | Replace
     | Prune
@@ -350,7 +361,8 @@ class FieldNotes:
 @dataclass(frozen=True)
 class Candidate:
     """An object the prefilter could not clear: send `manifest` as a dry-run apply (when
-    `apply`), and `revert` as a dry-run JSON Patch (when set)."""
+    `apply`), and `revert` as a dry-run JSON Patch (when set). `adopting`: it is not this
+    instance's yet, and what the dry-run shows is an Adopt."""
 
     key: ObjectKey
     manifest: Obj
@@ -358,6 +370,7 @@ class Candidate:
     revert: FieldRevert | None = None
     apply: bool = True
     notes: FieldNotes = FieldNotes()
+    adopting: bool = False
 
 
 Entry = Action | Candidate  # one object's place in a Preparation: decided, or to dry-run

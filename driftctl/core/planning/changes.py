@@ -16,6 +16,7 @@ import jsonpatch
 from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.normalize import normalize
 from driftctl.core.planning.objects import Obj
+from driftctl.ignore_rules import pointer_tokens
 
 Operation = dict[str, Any]
 
@@ -68,24 +69,70 @@ def _creation(after: Obj) -> list[Operation]:
 
 
 def field_changes(live: Obj, after: Obj, patch: list[Operation], manager: str) -> list[FieldChange]:
-    """The patch as field changes, each naming the other managers of that field in `live`."""
+    """The patch as field changes, each naming the other managers of that field in `live`.
+
+    A field that is one value as a whole (an atomic struct or list: a selector, an
+    ownerReference) changes as a whole, once, however many of its parts the patch touches:
+    `spec.selector: {"matchLabels": {"app": "shop"}} -> {...}`, never a part without its name.
+    A map added or removed whole reads member by member.
+    """
     old, new = normalize(live), normalize(after)
     changes: list[FieldChange] = []
+    whole: set[fs.FieldPath] = set()
     for op in patch:
         for kind, pointer in _touched(op):
             doc = new if kind == "add" else old
             path = fs.pointer_path(doc, pointer)
-            changes.append(
-                FieldChange(
-                    fs.display_path(path),
-                    kind,
-                    _resolve(old, pointer) if kind != "add" else None,
-                    _resolve(new, pointer) if kind != "remove" else None,
-                    other_managers(live, [path], manager),
-                    path,
-                )
+            managers = other_managers(live, [path], manager)
+            if len(pointer_tokens(pointer)) > len(path):  # inside a field that is one value
+                if path not in whole:
+                    whole.add(path)
+                    changes.append(_whole(old, new, path, managers))
+                continue
+            change = FieldChange(
+                fs.display_path(path),
+                kind,
+                _resolve(old, pointer) if kind != "add" else None,
+                _resolve(new, pointer) if kind != "remove" else None,
+                managers,
+                path,
             )
+            changes += _members(change)
     return changes
+
+
+def _members(change: FieldChange) -> list[FieldChange]:
+    """A map added or removed whole, member by member (`metadata.labels.team: (none) ->
+    "a"`), as a map that changes in part reads; an atomic struct stays whole."""
+    value = change.after if change.op == "add" else change.before
+    if change.op not in ("add", "remove") or not isinstance(value, dict) or not value:
+        return [change]
+    if not all(element.startswith("f:") for element in change.field):
+        return [change]
+    if fs.is_atomic_struct(tuple(element[2:] for element in change.field)):
+        return [change]
+    out: list[FieldChange] = []
+    for key, member in value.items():
+        field = (*change.field, f"f:{key}")
+        before, after = (None, member) if change.op == "add" else (member, None)
+        part = FieldChange(fs.display_path(field), change.op, before, after, change.managers, field)
+        out += _members(part)
+    return out
+
+
+def _whole(old: Obj, new: Obj, path: fs.FieldPath, managers: tuple[str, ...]) -> FieldChange:
+    """The change of a field that is one value as a whole, from its value on each side."""
+    found_before, before = fs.value_at(old, path)
+    found_after, after = fs.value_at(new, path)
+    kind = "add" if not found_before else "remove" if not found_after else "replace"
+    return FieldChange(
+        fs.display_path(path),
+        kind,
+        before if found_before else None,
+        after if found_after else None,
+        managers,
+        path,
+    )
 
 
 def _touched(op: Operation) -> list[tuple[str, str]]:

@@ -3,7 +3,8 @@
 Pure. A candidate's apply answer, with its revert's answer grafted on (the fields set
 outside Git, core.planning.outside_git), is compared with the live object: equal content and
 the same fields owned is unchanged, else an update with every field change, each saying
-why it changes (a field set outside Git, an ignored field Git changed, a fight).
+why it changes (a field set outside Git, an ignored field Git changed, a fight); an
+update of an object this instance takes over (`Candidate.adopting`) is an Adopt.
 
 `watch` sends no dry-run before an update (`updates_answer`): the candidate becomes an
 unchecked Update, and once written, the writes' own answers are read the same way
@@ -19,6 +20,7 @@ from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning import fights
 from driftctl.core.planning.actions import (
     Action,
+    Adopt,
     Candidate,
     Create,
     DryRunError,
@@ -159,7 +161,9 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
         candidate.notes,
         candidate.key.kind,
     )
-    if patch:
+    if candidate.adopting:
+        reason = _adoption_reason(changes)
+    elif patch:
         reason = _update_reason(changes)
     elif candidate.revert is not None:
         reason = "fields set outside Git come back as the server's defaults; their owner goes"
@@ -168,7 +172,8 @@ def _update(candidate: Candidate, live: Obj, after: Obj, manager: str) -> Update
     if candidate.notes.reason:
         reason = f"{candidate.notes.reason}; {reason}"
     notes = candidate.notes
-    return Update(
+    kind = Adopt if candidate.adopting else Update
+    return kind(
         candidate.key,
         reason,
         candidate.manifest,
@@ -211,6 +216,11 @@ def _update_reason(changes: Sequence[FieldChange]) -> str:
     if managers:
         return f"differs from Git; changed in the cluster by {managers}"
     return "differs from Git"
+
+
+def _adoption_reason(changes: Sequence[FieldChange]) -> str:
+    managers = ", ".join(managers_of(changes))
+    return f"taken over from {managers}" if managers else "taken over"
 
 
 def _ownership_reason(live: Obj, after: Obj, manager: str) -> str:

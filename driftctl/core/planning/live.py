@@ -6,6 +6,9 @@ pairing, so nothing of another shard is ever planned, counted by a guard or prun
 uids of the other shards' WebApps are kept, so a Deployment they own is not taken for an
 orphan. Pure: values and indexes only.
 
+The installed WebApp CRD is part of what the cluster shows (`crd`, read once per run with
+the LISTs, judged by core.planning.installed_crd): a status is written through it.
+
 Besides the instance's own objects, a plan may need to know of objects that are not this
 instance's (`unowned_*`: found where Git declares a name the instance's LISTs lack, so a
 create is never a silent take-over) and which Deployments an autoscaler scales. What to
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.planning.guards import is_ours
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.objects import Obj, is_terminating, key_of, owner_uids, uid
 from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place
@@ -41,13 +45,17 @@ class LiveState:
     # Places where others' objects were looked for already (by watch's last full pass):
     # what was found there is in unowned_*, and nothing more is read for them.
     searched: frozenset[Place] = frozenset()
+    crd: InstalledCrd = OWN  # what the installed CRD lets a run write
 
     @classmethod
-    def of(cls, webapps: Sequence[Obj], deployments: Sequence[Obj]) -> LiveState:
+    def of(
+        cls, webapps: Sequence[Obj], deployments: Sequence[Obj], crd: InstalledCrd = OWN
+    ) -> LiveState:
         """Index live objects by (namespace, name)."""
         return cls(
             {key_of(obj).place: obj for obj in webapps},
             {key_of(obj).place: obj for obj in deployments},
+            crd=crd,
         )
 
     def within(self, shard: Shard) -> LiveState:

@@ -7,6 +7,7 @@ driftctl gives up.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from driftctl import conventions as c
@@ -94,3 +95,40 @@ def build_deployment(app: WebApp, instance: str, owner_uid: str) -> Obj:
             },
         },
     }
+
+
+def keeping_selector(manifest: Obj, live: Obj) -> Obj:
+    """A Deployment manifest that keeps the live Deployment's selector (immutable), its Pod
+    template labelled as the live template is for that selector and nothing more.
+
+    The template is otherwise driftctl's: when Git's image and the live one agree, nothing in
+    the template changes, so the Deployment keeps its ReplicaSet and no Pod restarts. How a
+    Deployment made by another manager (the seed operator's `app=<name>`) is adopted.
+    """
+    selector = copy.deepcopy((live.get("spec") or {}).get("selector") or {})
+    template = ((live.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    live_labels = template.get("labels") or {}
+    keys = set(selector.get("matchLabels") or {}) | {
+        str(term.get("key")) for term in selector.get("matchExpressions") or []
+    }
+    out = copy.deepcopy(manifest)
+    out["spec"]["selector"] = selector
+    out["spec"]["template"]["metadata"]["labels"] = {
+        key: value for key, value in live_labels.items() if key in keys
+    }
+    return out
+
+
+def selector_text(selector: Obj) -> str:
+    """A label selector as kubectl writes one: `app=shop,tier in (web)`."""
+    terms = [f"{key}={value}" for key, value in sorted((selector.get("matchLabels") or {}).items())]
+    for term in selector.get("matchExpressions") or []:
+        key, operator = term.get("key"), str(term.get("operator", ""))
+        values = ",".join(str(value) for value in term.get("values") or [])
+        if operator == "Exists":
+            terms.append(str(key))
+        elif operator == "DoesNotExist":
+            terms.append(f"!{key}")
+        else:
+            terms.append(f"{key} {operator.lower()} ({values})")
+    return ",".join(terms) or "(empty)"

@@ -62,12 +62,14 @@ earlier runs, by the same manager, is counted as a fight (core.planning.fights).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.planning import field_access, fights, ignoring, owners
+from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -100,7 +102,7 @@ from driftctl.core.planning.controls import (
 )
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step
 from driftctl.core.planning.from_dry_runs import RevertAnswer, annotated, exact_action
-from driftctl.core.planning.guards import delete_body
+from driftctl.core.planning.guards import delete_body, is_ours
 from driftctl.core.planning.holding import (
     HeldChanges,
     Leave,
@@ -113,7 +115,13 @@ from driftctl.core.planning.holding import (
     marked,
 )
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
+from driftctl.core.planning.manifests import (
+    Stamp,
+    build_deployment,
+    keeping_selector,
+    selector_text,
+    webapp_manifest,
+)
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import (
     Obj,
@@ -130,7 +138,7 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import WHOLE, Drift, Policy, Shard
 
-ADOPTED = "adopted: made without an instance label, declared in Git"
+ADOPTED = "made without an instance label, declared in Git"
 
 
 @dataclass(frozen=True)
@@ -334,6 +342,7 @@ def _webapp_entry(
         reason=reason,
         leave=leave,
         held=held,
+        adopting=adopted,
     )
 
 
@@ -365,8 +374,13 @@ def _deployment_entry(
         return Conflict(key, conflict)
     if is_terminating(live):
         return Skip(key, "being deleted; the next run creates it again")
+    reason, adopting = "", False
     if not equal(_selector(live), _selector(manifest)):
-        return _replace(manifest, live, run.policy, run.manager)
+        if run.policy.recreate:
+            return _replace(manifest, live, run.manager)
+        manifest = keeping_selector(manifest, live)
+        adopting = not is_ours(live, run.stamp.instance)
+        reason = _kept_selector(live) if adopting else ""
     rules = (*run.drift.ignore, *app.ignore)
     scaler = state.autoscalers.get(app.place)
     ignored = ignoring.ignored_fields(
@@ -376,8 +390,10 @@ def _deployment_entry(
     if ignored or leave is not None:  # Git as last applied tells whether Git changed a field
         previous = ignoring.previous_declaration(owner, app, run.manager)
         before = build_deployment(previous, run.stamp.instance, uid(owner))
+        if not equal(_selector(live), _selector(before)):
+            before = keeping_selector(before, live)
     record = fights.record_of(owner)
-    reason = _restored(owner)
+    reason = reason or _restored(owner)
     return _apply_entry(
         manifest,
         live,
@@ -388,6 +404,16 @@ def _deployment_entry(
         reason=reason,
         leave=leave,
         held=held,
+        adopting=adopting,
+    )
+
+
+def _kept_selector(live: Obj) -> str:
+    """Why a Deployment is adopted with its own selector."""
+    return (
+        f"its WebApp controls it; its selector {selector_text(_selector(live) or {})} and "
+        "Pod template are "
+        "kept, so no Pod restarts (--recreate moves it to driftctl's selector)"
     )
 
 
@@ -402,8 +428,10 @@ def _apply_entry(
     reason: str = "",
     leave: Leave | None = None,
     held: tuple[Kept, ...] = (),
+    adopting: bool = False,
 ) -> Entry:
-    """Unchanged when nothing can change; else a candidate for the server's dry-runs.
+    """Unchanged when nothing can change; else a candidate for the server's dry-runs (an
+    adoption's, when `adopting`: the object is not this instance's yet).
 
     `leave`: drift stays as the cluster has it (core.planning.holding.drift_left); `held`:
     Git's changes a hold keeps out, reported beside what the object keeps.
@@ -430,7 +458,7 @@ def _apply_entry(
     if leave is not None:  # a field Git changed is simply applied, drift left or not
         applied = tuple(each for each in applied if not each[1].startswith(leave.reason))
     notes = FieldNotes(kept, outside.foreign, applied, corrections, reason)
-    return Candidate(key, followed.manifest, live, revert, check, notes)
+    return Candidate(key, followed.manifest, live, revert, check, notes, adopting)
 
 
 def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
@@ -440,25 +468,48 @@ def _revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
     return FieldRevert(paths, revert_patch(live, outside.reverted))
 
 
-def _selector(obj: Obj) -> object:
-    return (obj.get("spec") or {}).get("selector")
+def _selector(obj: Obj) -> Obj | None:
+    selector: Obj | None = (obj.get("spec") or {}).get("selector")
+    return selector
 
 
 IMMUTABLE_SELECTOR = "spec.selector is immutable: the Deployment must be deleted and created again"
 
 
-def _replace(manifest: Obj, live: Obj, policy: Policy, manager: str) -> Replace | Skip:
-    """An immutable field differs: the server would refuse the apply, so predict locally.
+def _replace(manifest: Obj, live: Obj, manager: str) -> Replace:
+    """A selector other than driftctl's, moved to driftctl's with --recreate: the server
+    would refuse the apply (an immutable field), so predict locally.
 
-    Without --recreate the replacement is not carried out, and the plan says so.
+    Without --recreate the live selector is kept instead (`keeping_selector`). The object
+    made again holds what `manifest` sets and the server's defaults, nothing any manager set
+    before (the old manager's labels go): so the prediction starts from the live object
+    without every field a manager owns.
     """
-    after = overlay(live, manifest)
+    after = overlay(_defaults_only(live), manifest)
     patch = patch_between(live, after)
     changes = tuple(field_changes(live, after, patch, manager))
     key = key_of(manifest)
-    if not policy.recreate:
-        return Skip(key, f"{IMMUTABLE_SELECTOR} (run with --recreate to do it)", changes)
     return Replace(key, IMMUTABLE_SELECTOR, manifest, tuple(patch), changes, delete_body(live))
+
+
+def _defaults_only(live: Obj) -> Obj:
+    """The live object without the fields its managers set: what the server filled in (the
+    key of a keyed list item stays, so the defaults under it stay with their item)."""
+    out = live
+    for entry in fs.managed_entries(live):
+        if entry.get("subresource"):
+            continue
+        for path in sorted(fs.tree_paths(entry.get("fieldsV1") or {}), key=len, reverse=True):
+            if not _is_item_key(path):
+                out = field_access.without(out, path)
+    return out
+
+
+def _is_item_key(path: fs.FieldPath) -> bool:
+    """Whether `path` is a key field of its keyed list item (`containers[name=app].name`)."""
+    if len(path) < 2 or not path[-2].startswith("k:") or not path[-1].startswith("f:"):
+        return False
+    return path[-1][2:] in json.loads(path[-2][2:])
 
 
 def _awaiting_owner(app: WebApp, live: Obj | None, run: _Run) -> Create | Update | Conflict:

@@ -57,12 +57,13 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.controls import Control
 from driftctl.core.planning.holding import Summary, held_summary
+from driftctl.core.planning.installed_crd import fit
 from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, metadata
 from driftctl.core.planning.outcomes import RolloutState
 from driftctl.core.planning.rollout import NewPods, Phase, Rollout, needs_pods, rollout_of
 from driftctl.core.source.model import WebAppStatus
-from driftctl.core.source.schema import json_name
+from driftctl.core.source.schema import Schema, json_name
 from driftctl.kube_formats import api_time
 
 # Every status field driftctl writes: one it no longer sends must count as a change.
@@ -358,11 +359,20 @@ def status_update(
     now: datetime.datetime,
     facts: StatusFacts | None = None,
     pods: NewPods | None = None,
+    *,
+    schema: Schema | None = None,
 ) -> StatusUpdate:
-    """The status to apply and whether it differs from the live one (only our fields count)."""
+    """The status to apply and whether it differs from the live one (only our fields count).
+
+    `schema`: the status schema of the installed CRD (core.planning.installed_crd), when it
+    is not driftctl's own: only the fields it declares are written and compared.
+    """
     status = webapp_status(webapp, deployment, now, facts, pods)
     live = webapp.get("status") or {}
-    changed = not equal(status, {key: live[key] for key in STATUS_FIELDS if key in live})
+    ours = {key: live[key] for key in STATUS_FIELDS if key in live}
+    if schema is not None:
+        status, ours = fit(status, schema), fit(ours, schema)
+    changed = not equal(status, ours)
     return StatusUpdate(status, status_manifest(webapp, status), changed)
 
 

@@ -42,6 +42,7 @@ class Verb(enum.StrEnum):
     ORPHAN = "orphan"  # absent from Git: the WebApp goes, its Deployment stays, released
     QUARANTINE = "quarantine"  # absent from Git: scaled to zero; pruned after a grace period
     CONFIRM = "confirm"  # absent from Git: its removal recorded; pruned once approved
+    ADOPT = "adopt"  # taken under this instance as it runs (nothing restarted), then applied
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ MEANINGS: dict[Verb, Meaning] = {
     Verb.UPDATE: Meaning("~", "yellow", writes=True, outcome=Outcome.CONFIGURED,
                          counted="{} to update", always_counted=True,
                          event="Updated", past="updated"),
+    Verb.ADOPT: Meaning("~", "blue", writes=True, outcome=Outcome.CONFIGURED,
+                        counted="{} to adopt",
+                        event="Adopted", past="adopted"),
     Verb.PRUNE: Meaning("-", "red", writes=True, outcome=Outcome.DELETED,
                         counted="{} to prune", always_counted=True, asks=True,
                         event="Pruned", past="pruned"),

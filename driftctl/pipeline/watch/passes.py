@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.actions import Plan, outcome_of
+from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
@@ -66,6 +67,7 @@ class Passes:
         self._guard = threading.Lock()  # the tally
         self.first_done = threading.Event()  # the first pass's WebApps were all reconciled
         workers.finished = self.reconciled
+        self._crd_said: str | None = None  # said once, and again only when it changes
 
     def start(self) -> None:
         """The first look at Git, and the first full pass."""
@@ -85,6 +87,10 @@ class Passes:
             self._runtime.notice(f"full {reason} pass: {failed.message}; the next one goes on")
             self._runtime.heard(RunFacts(error=failed, scope=frozenset()))
             return
+        said = crd_notice(self._reconciler.crd)
+        if said is not None and said != self._crd_said:
+            self._runtime.notice(said)
+        self._crd_said = said
         [plan] = planned.plans
         for refusal in plan.refusals:
             self._runtime.notice(f"refused: {refusal}")

@@ -11,10 +11,11 @@ missing are looked for by name, unless the last full pass looked there already
 (`Searched`).
 
 All of them (`survey`): apply's plan of the whole instance from the memory (or of those
-WebApps not settled since the last pass), sending nothing but the lookups of others'
-objects; the pass hands its WebApps with work to the workers (pipeline.watch.passes).
-Built from a live view, a client and the lock, so one WebApp's reconcile runs against a
-cluster without the rest of the process. Decides nothing.
+WebApps not settled since the last pass), sending nothing but the read of the installed
+CRD and the lookups of others' objects; the pass hands its WebApps with work to the
+workers (pipeline.watch.passes). The CRD each pass read is kept (`crd`) for the reconciles
+between. Built from a live view, a client and the lock, so one WebApp's reconcile runs
+against a cluster without the rest of the process. Decides nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from driftctl.core.notify.facts import RunFacts
 from driftctl.core.planning.controls import Situation
+from driftctl.core.planning.installed_crd import OWN, InstalledCrd
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj
 from driftctl.core.planning.outcomes import ApplyReport
@@ -46,6 +48,7 @@ from driftctl.pipeline.watch.setup import Setup
 from driftctl.settings import WHOLE, Shard
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Kube
+from driftctl.shell.live_state import read_crd
 from driftctl.shell.lock import RunLock
 
 ONE_AT_A_TIME = Asking(for_apply=True, updates_answer=True, concurrency=1)
@@ -90,6 +93,7 @@ class Reconciler:
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self.searched = Searched()  # replaced by each full pass
+        self.crd: InstalledCrd = OWN  # as the last full pass read it
         self._setup, self._view, self._counts, self._client = setup, view, counts, client
         self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
 
@@ -98,7 +102,7 @@ class Reconciler:
         WebApp queued by a full pass uses what that pass found of others' objects."""
         setup, desired = self._setup, self.desired
         kube = self._client()
-        view = self._view(place)
+        view = dataclasses.replace(self._view(place), crd=self.crd)
         if urgency is Urgency.PASS:
             view = self.searched.onto(view, place)
         counts = self._counts(len(desired.webapps))
@@ -132,8 +136,11 @@ class Reconciler:
         `focus`, of those WebApps alone (the guards still count all of `whole`)."""
         setup = self._setup
         goal = Goal(self.desired, setup.policy, setup.drift, focus=focus)
+        kube = self._client()
+        self.crd = read_crd(kube)
+        whole = dataclasses.replace(whole, crd=self.crd)
         planned = make_plans(
-            self._client(),
+            kube,
             setup.cluster,
             [goal],
             shard=self._shard,
