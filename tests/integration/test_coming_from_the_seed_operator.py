@@ -66,7 +66,8 @@ FLEET = {
 MISSING = (
     "status.observedGeneration, status.conditions, status.lastAppliedRevision, "
     "status.ignoredFields, status.lastVerifiedRevision, status.lastVerifiedKey, "
-    "status.corrections"
+    "status.corrections, status.servingRevision, status.images, status.mixedDigests, "
+    "status.imagesGeneration"
 )
 CRD_LINE = (
     f"warning: the installed CRD webapps.example.com lacks {MISSING}: status is written "

@@ -127,8 +127,9 @@ def test_driftctl_takes_over_from_the_seed_operator_and_back_with_the_same_pods(
     assert [line for line in applied.err.splitlines() if "installed CRD" in line] == [
         "warning: the installed CRD webapps.example.com lacks status.observedGeneration, "
         "status.conditions, status.lastAppliedRevision, status.ignoredFields, "
-        "status.lastVerifiedRevision, status.lastVerifiedKey, status.corrections: status is "
-        "written without them; `driftctl crd --diff` shows what an upgrade changes, "
+        "status.lastVerifiedRevision, status.lastVerifiedKey, status.corrections, "
+        "status.servingRevision, status.images, status.mixedDigests, status.imagesGeneration: "
+        "status is written without them; `driftctl crd --diff` shows what an upgrade changes, "
         "`driftctl crd | kubectl apply --server-side -f -` makes it"
     ]
     assert applied.out.splitlines()[-1] == (
