@@ -211,7 +211,11 @@ def apply(
         raise
     push(report.exit_code, report, verified)
     plan = seen[0] if seen else None
-    teller.tell_run(RunFacts(report.revision or (plan.revision if plan else ""), plan, report))
+    revision = report.revision or (plan.revision if plan else "")
+    if plan is None:
+        teller.tell_run(RunFacts(revision, report=report))
+    else:
+        teller.tell_run(RunFacts.of_report(revision, plan, report))
     return report
 
 

@@ -52,6 +52,7 @@ class _Seen:
     state: RolloutState
     ended: RolloutState | None = None
     failed: str | None = None
+    why: str | None = None  # stalled: why, as its status says
 
 
 @dataclass
@@ -65,6 +66,7 @@ class _Wait:
     failures: list[ObjectOutcome] = field(default_factory=list)
     complete_once: set[ObjectKey] = field(default_factory=set)
     confirmed: set[ObjectKey] = field(default_factory=set)
+    whys: dict[ObjectKey, str] = field(default_factory=dict)  # why each stalled one stalled
 
     @property
     def left(self) -> list[ObjectKey]:
@@ -79,6 +81,8 @@ class _Wait:
             self.complete_once.add(seen.key)
         else:
             self.complete_once.discard(seen.key)
+        if seen.why is not None:
+            self.whys[seen.key] = seen.why
         if seen.ended is not None:
             self.ends.append((seen.key, seen.ended))
         if seen.failed is not None:
@@ -92,6 +96,7 @@ class _Wait:
             rollouts=finished(self.states, self.waited, self.confirmed),
             ended=tuple(self.ends),
             waited=frozenset(self.waited),
+            stalls=tuple((dict(applied.stalls) | self.whys).items()),
         )
 
 
@@ -175,4 +180,4 @@ def _look(
     why = stalled_message(status)
     if why and turned:
         recorder.record(webapp, stall_event(ObjectKey(c.KIND, *key.place), why))
-    return _Seen(key, state_of(status), turned)
+    return _Seen(key, state_of(status), turned, why=why)

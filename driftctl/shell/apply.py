@@ -115,6 +115,7 @@ class RolloutSeen:
     state: RolloutState
     ended: RolloutState | None = None
     at_pods: bool = False  # in progress, and its new Pods were read
+    why: str | None = None  # stalled: the reason and message of its Stalled condition
 
 
 Report = ObjectOutcome | StatusWritten | RolloutSeen
@@ -231,6 +232,7 @@ class Applier:
             rollouts=rollouts,
             ended=ended_,
             rolling=rolling,
+            stalls=tuple((seen.key, seen.why) for seen in self._rollouts if seen.why),
             held=held_counts(plan),
             suspended=plan.suspended,
         )
@@ -425,8 +427,8 @@ class Applier:
         status, turned = update.status, ended(webapp.get("status") or {}, update.status)
         state = state_of(status)
         at_pods = state is RolloutState.PROGRESSING and reads_pods(webapp, deployment)
-        reports: list[Report] = [RolloutSeen(key, state, turned, at_pods)]
         why = stalled_message(status)
+        reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
         stalled = stall_event(key, why) if why and turned else None
         if update.changed:
             reports.append(StatusWritten(key, status))

@@ -51,7 +51,7 @@ from driftctl.core.planning.actions import (
 )
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
@@ -138,6 +138,33 @@ def test_run_level_facts_are_items_of_the_run() -> None:
     ]
     rolled = items_of(RunFacts(rollouts=(RolloutFailure(SHOP, "ImagePullBackOff"),)))
     assert [(i.category, i.subject) for i in rolled] == [(Category.ROLLOUT, SHOP.display)]
+
+
+def test_a_run_s_rollouts_come_from_its_report_failed_with_why_or_in_progress() -> None:
+    cart = ObjectKey("WebApp", "web", "cart")
+    report = ApplyReport(
+        (),
+        SHA,
+        rollouts=(
+            (SHOP, RolloutState.STALLED),
+            (BLOG, RolloutState.TIMED_OUT),
+            (cart, RolloutState.PROGRESSING),
+        ),
+        stalls=((SHOP, "ImagePullBackOff: Pod web/shop-1 cannot pull localhost/nope:1"),),
+    )
+
+    facts = RunFacts.of_report(SHA, Plan(()), report)
+
+    assert [(i.category, i.subject, i.lines) for i in items_of(facts)] == [
+        (Category.ROLLOUT, SHOP.display, ()),
+        (Category.ROLLOUT, BLOG.display, ()),
+    ]
+    assert [f.reason for f in facts.rollouts] == [
+        "ImagePullBackOff: Pod web/shop-1 cannot pull localhost/nope:1",
+        "still rolling out when --wait-timeout ran out",
+    ]
+    assert facts.rolling == (cart,)
+    assert forge.commit_state(facts) is forge.CommitState.FAILURE
 
 
 def test_only_the_categories_asked_for_are_told() -> None:

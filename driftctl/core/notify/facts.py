@@ -53,7 +53,7 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.fights import corrector
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.redaction import masked_change, masked_text
 from driftctl.core.planning.verbs import meaning
 from driftctl.core.source.model import Place
@@ -151,7 +151,7 @@ def _change_facts(change: FieldChange) -> list[object]:
 
 @dataclass(frozen=True)
 class RolloutFailure:
-    """A rollout that failed: the Deployment, and why (issue 19's facts, when they exist)."""
+    """A rollout that failed: the WebApp, and why (its Stalled condition, or the wait's end)."""
 
     key: ObjectKey
     reason: str
@@ -170,14 +170,47 @@ class RunFacts:
     report: ApplyReport | None = None
     error: DriftctlError | None = None
     rollouts: tuple[RolloutFailure, ...] = ()
-    rolling: tuple[ObjectKey, ...] = ()  # rollouts still in progress (issue 19's facts)
+    rolling: tuple[ObjectKey, ...] = ()  # rollouts still in progress
     scope: frozenset[Place] | None = None
+
+    @classmethod
+    def of_report(
+        cls,
+        revision: str,
+        plan: Plan,
+        report: ApplyReport,
+        *,
+        scope: frozenset[Place] | None = None,
+    ) -> RunFacts:
+        """The facts of a run (or reconcile) that carried `plan` out: its rollouts, failed
+        and in progress, as its report last saw them."""
+        failed, rolling = rollouts_of(report)
+        return cls(revision, plan, report, rollouts=failed, rolling=rolling, scope=scope)
 
     @property
     def exit_code(self) -> int:
         if self.error is not None:
             return int(self.error.exit_code)
         return int(self.report.exit_code) if self.report is not None else int(ExitCode.OK)
+
+
+def rollouts_of(report: ApplyReport) -> tuple[tuple[RolloutFailure, ...], tuple[ObjectKey, ...]]:
+    """The rollouts a run saw fail (stalled, or still rolling out when `apply --wait` gave
+    up), with why; and those still in progress."""
+    whys = dict(report.stalls)
+    failed = tuple(
+        RolloutFailure(key, whys.get(key) or _FAILED_ROLLOUT[state])
+        for key, state in report.rollouts
+        if state in _FAILED_ROLLOUT
+    )
+    rolling = tuple(key for key, state in report.rollouts if state is RolloutState.PROGRESSING)
+    return failed, rolling
+
+
+_FAILED_ROLLOUT = {
+    RolloutState.STALLED: "its rollout stalled",
+    RolloutState.TIMED_OUT: "still rolling out when --wait-timeout ran out",
+}
 
 
 def items_of(facts: RunFacts, wanted: Iterable[Category] = CATEGORIES) -> tuple[Item, ...]:

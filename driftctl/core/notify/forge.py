@@ -3,11 +3,11 @@
 Pure. A run that applied a commit (a full SHA: not a dirty working tree) gives it one
 state: `success` when every object succeeded, `failure` when some failed, a guard refused
 a prune or a rollout failed, `error` when the run stopped after planning it, and
-`pending` while its rollouts are in progress (`RunFacts.rolling`, filled once rollouts
-are watched). Each forge spells the states its own way. A receiver's record (as in
-core.notify.record) keeps, per commit, the state it was last given (`status <sha>`) and,
-for GitHub deployments, the deployment made for it (`deployment <sha>`), so a state is
-posted once, when it changes; only the last MAX_COMMITS commits are kept.
+`pending` while its rollouts are in progress (`RunFacts.rolling`). Each forge spells the
+states its own way. A receiver's record (as in core.notify.record) keeps, per commit, the
+state it was last given (`status <sha>`) and, for GitHub deployments, the deployment made
+for it (`deployment <sha>`), so a state is posted once, when it changes; only the last
+MAX_COMMITS commits are kept.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ class ApplyReport:
     # of WebApps and Deployments sees, so `watch` looks at these again.
     rolling: frozenset[ObjectKey] = frozenset()
     waited: frozenset[ObjectKey] | None = None  # apply --wait: the WebApps waited for
+    stalls: tuple[tuple[ObjectKey, str], ...] = ()  # why each stalled rollout is stalled
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for item in self.outcomes if item.outcome is outcome)

@@ -127,7 +127,7 @@ class Reconciler:
             verified=desired.revision.verified,
         )
         report = applier.carry_out(plan, planned.live)
-        self._heard(RunFacts(plan.revision, plan, report, scope=frozenset({place})))
+        self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
         return report
 
     def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
