@@ -10,6 +10,7 @@ Each gives `ready: false`, Ready=False and Stalled naming the Pod and its reason
 before the Deployment's progress deadline (600 s); `kubectl wait --for=condition=Ready`
 does not pass; a Warning Event says it; `apply --wait` exits 7. A fixing commit then rolls
 out and gives Ready, exit 0, with the serving revision and the digest its Pods run.
+`kubectl rollout undo` (which needs real ReplicaSets) is drift: Git's version rolls out again.
 
 driftctl runs on the host as the CronJob's ServiceAccount (cronjob/'s RBAC, so listing the
 ReplicaSets and Pods is proved allowed), against the node's control plane.
@@ -190,3 +191,25 @@ def test_a_new_pod_no_node_accepts_stalls(harness: Harness, cluster: NodeCluster
         )
     finally:
         cluster.run("uncordon", cluster.node.name)
+
+
+def test_a_rollout_undo_is_drift_and_gits_version_rolls_out_again(harness: Harness) -> None:
+    """`kubectl rollout undo` puts back an earlier ReplicaSet's template (as manager `kubectl`):
+    drift, planned as such; apply rolls Git's version out again, and the next plan is empty."""
+    rolled_out_hello(harness, 1)
+    second = rolled_out_hello(harness, 2)
+    harness.kubectl("rollout", "undo", "deployment/web", "-n", harness.namespace)
+
+    planned = harness.driftctl("plan")
+    applied = harness.driftctl("apply", "--wait", "--wait-timeout", WAIT, timeout=180)
+
+    assert planned.code == 1, planned.out + planned.err
+    assert planned.out.splitlines()[:2] == [
+        f"~ Deployment/{harness.namespace}/web: update "
+        "(differs from Git; changed in the cluster by kubectl)",
+        '    spec.template.spec.containers[name=app].image: "localhost/hello:1" -> '
+        '"localhost/hello:2" (changed by kubectl)',
+    ]
+    assert applied.code == 0, applied.out + applied.err
+    assert_ready_serving(harness, second, 2)
+    assert harness.driftctl("plan").code == 0
