@@ -346,11 +346,10 @@ def _check_node_host(folder: Path) -> str:
     must be this machine's and its name must resolve to loopback.
     """
     install_node_packages()
-    if Path(f"/sys/class/net/{leftovers.BRIDGE}").exists():
+    if leftovers.remove_orphaned_bridge():
         raise StartError(
-            f"the bridge {leftovers.BRIDGE} exists: another node runs on this machine "
-            "(stop it first), or one was killed without `stop` "
-            f"(then `ip link delete {leftovers.BRIDGE}`)"
+            f"the bridge {leftovers.BRIDGE} exists and a kubelet runs: another node runs on "
+            "this machine (stop it first)"
         )
     try:
         node_config.check_socket_paths(NodeLayout(folder / "node"))

@@ -136,6 +136,28 @@ def _unmount_under(folder: Path) -> None:
         libc.umount2(point.encode(), MNT_DETACH)
 
 
+def running_kubelets() -> list[int]:
+    """Every kubelet process on the machine, ours or not."""
+    return [
+        pid
+        for pid in processes.all_pids()
+        if (argv := processes.command_line(pid)) and Path(argv[0]).name == "kubelet"
+    ]
+
+
+def remove_orphaned_bridge() -> bool:
+    """Remove the Pods' bridge when no kubelet runs: a node killed without `stop` left it.
+
+    Return whether the bridge still stands (a running node holds it).
+    """
+    if not Path(f"/sys/class/net/{BRIDGE}").exists():
+        return False
+    if running_kubelets():
+        return True
+    _remove_bridge()
+    return Path(f"/sys/class/net/{BRIDGE}").exists()
+
+
 def _remove_bridge() -> None:
     if Path(f"/sys/class/net/{BRIDGE}").exists():
         subprocess.run(["ip", "link", "delete", BRIDGE], capture_output=True, check=False)
