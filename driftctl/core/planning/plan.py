@@ -275,10 +275,13 @@ def _plan_controlled(
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
+        # Once cleaned up, the WebApp is absent like a new entry, and the next run creates
+        # it whatever the drift policy: its creation again waits only for what holds Git's.
+        created = controls.changes
         return _Planned(
             [cleanup(live, state, again, run.policy.propagation)],
             [recreate, _awaiting_owner(app, None, run)],
-            dict.fromkeys(keys, drifted) if drifted else {},
+            dict.fromkeys(keys, created) if created else {},
         )
     leave = Leave.of(controls)
     webapp = _webapp_entry(manifest, live, app, run, adopted=adopted, leave=leave, held=held.webapp)
