@@ -7,19 +7,24 @@ WebApp by driftctl's own apply):
 - `confirm`: its removal is recorded and it waits; an approval naming another uid or
   another revision is ignored; the right one prunes it;
 - `quarantine`: scaled to zero, it waits its grace period (on the real clock, a short
-  one), then is pruned; an entry put back in Git in time comes back with its replicas.
+  one), then is pruned; an entry put back in Git in time comes back with its replicas;
+- `--prune-propagation foreground`: the Deployment goes only after what it owns (a
+  dependent kept by a test finalizer holds it in the cluster's foregroundDeletion, and the
+  WebApp with it); released, the same run ends the prune.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from driftctl import conventions as c
 from tests.support.drift_cases import annotate, removed_with_its_policy, shop_and_blog
-from tests.support.harness import Harness
+from tests.support.harness import Harness, eventually
 
 GRACE = 6  # seconds: a quarantine's grace on the real clock
+KEEP = "example.com/kept-by-the-test"  # a finalizer only this test removes
 
 
 def deployment(harness: Harness) -> dict[str, Any]:
@@ -122,3 +127,51 @@ def test_a_quarantined_entry_back_in_git_comes_back_with_its_replicas(harness: H
     assert c.REMOVED_AT_ANNOTATION not in annotations
     assert c.REMOVED_IN_ANNOTATION not in annotations
     assert again.code == 0, again.out
+
+
+def test_foreground_propagation_deletes_the_owner_last(harness: Harness) -> None:
+    removed_with_its_policy(harness, "delete")
+    dependent = kept_dependent_of(harness, deployment(harness))
+
+    pruning = harness.start("apply", "--prune-propagation", "foreground")
+    held = eventually(lambda: "foregroundDeletion" in finalizers(harness, "deployment"))
+    webapp_meanwhile = harness.get("webapp", "shop")
+    harness.kubectl(
+        "patch", dependent, "-n", harness.namespace, "--type=merge",
+        "-p", '{"metadata":{"finalizers":null}}',
+    )  # fmt: skip
+    out, err = pruning.communicate(timeout=120)
+
+    assert held
+    assert webapp_meanwhile is not None
+    assert pruning.returncode == 0, out + err
+    assert f"deleted WebApp/{harness.namespace}/shop: not declared in Git" in out
+    assert harness.get("webapp", "shop") is None
+    assert harness.get("deployment", "shop") is None
+
+
+def finalizers(harness: Harness, kind: str) -> list[str]:
+    live = harness.get(kind, "shop") or {}
+    return list(live.get("metadata", {}).get("finalizers", []))
+
+
+def kept_dependent_of(harness: Harness, owner: dict[str, Any]) -> str:
+    """A ConfigMap `owner` owns (blocking its deletion in the foreground), kept by KEEP:
+    what a ReplicaSet is to a Deployment, where no deployment controller runs."""
+    harness.kubectl("create", "-f", "-", stdin=json.dumps({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "shop-dependent",
+            "namespace": harness.namespace,
+            "finalizers": [KEEP],
+            "ownerReferences": [{
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "name": "shop",
+                "uid": owner["metadata"]["uid"],
+                "blockOwnerDeletion": True,
+            }],
+        },
+    }))  # fmt: skip
+    return "configmap/shop-dependent"

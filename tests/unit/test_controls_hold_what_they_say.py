@@ -316,6 +316,25 @@ def test_a_deployment_deleted_under_warn_is_held_not_created_again() -> None:
     assert held.would is Verb.CREATE
 
 
+@pytest.mark.parametrize("drift", ["warn", "off"])
+def test_a_webapp_a_person_deleted_is_cleaned_up_and_created_again_under_any_drift_policy(
+    drift: str,
+) -> None:
+    """Once cleaned up it is absent like a new entry, which the next run would create: this
+    run does it already, so that no run says "held" of what the next one writes."""
+    shop = with_annotations(SHOP, drift_policy=drift)
+    cluster = converged(shop)
+    cluster.delete(WEBAPP)
+
+    first = plan(cluster, [shop])
+    carried_out(cluster, first)
+    second = plan(cluster, [shop])
+
+    assert [a.verb for a in first.actions if a.key == WEBAPP] == [Verb.CLEANUP, Verb.CREATE]
+    assert not any(isinstance(a, Held) for a in first.actions)
+    assert [a for a in second.actions if is_changing(a)] == []
+
+
 # -- windows ----------------------------------------------------------------------------
 
 FRIDAY_EVENING = "deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes"

@@ -290,8 +290,8 @@ def _plan_controlled(
     if step is FinalizerStep.CLEANUP:
         again = "deleted in the cluster, still declared in Git: created again after cleanup"
         recreate = _create_locally(manifest, "created again after its cleanup")
-        # The person's delete is finished whatever the drift policy, and once it is, the
-        # next run sees nothing there: a create, held only as Git's changes are. So is this.
+        # Once cleaned up, the WebApp is absent like a new entry, and the next run creates
+        # it whatever the drift policy: its creation again waits only for what holds Git's.
         created = controls.changes
         return _Planned(
             [cleanup(live, state, again, run.policy.propagation)],
