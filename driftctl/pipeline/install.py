@@ -21,6 +21,7 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.installation import (
+    CRD_READER,
     NAME,
     NAMESPACE,
     SETTINGS,
@@ -130,6 +131,8 @@ def _installed(scope: Sequence[str]) -> list[tuple[str, str | None, str]]:
         ("Role", NAMESPACE, "driftctl-lock"),
         ("ClusterRoleBinding", None, NAME),
         ("ClusterRole", None, NAME),
+        ("ClusterRoleBinding", None, CRD_READER),
+        ("ClusterRole", None, CRD_READER),
         *roles,
         ("ServiceAccount", NAMESPACE, NAME),
         ("Namespace", None, NAMESPACE),
