@@ -3,8 +3,9 @@
 Pure. The objects are those of the shipped kustomizations, built for a given repository,
 image, schedule, RBAC variant and form (CronJob or operator), so that a CLI installed with
 pipx carries them without the repository's files: `cronjob/` (the default: cluster-wide
-RBAC), `cronjob/namespaced/` (Roles in the target namespaces only) and `operator/` (`watch`
-instead of the CronJob). tests/integration/test_install_renders_the_shipped_kustomizations.py
+RBAC), `cronjob/namespaced/` (Roles in the target namespaces only), `operator/` and
+`operator/namespaced/` (`watch` instead of the CronJob).
+tests/integration/test_install_renders_the_shipped_kustomizations.py
 holds each variant, built with the shipped settings, equal to what `kubectl kustomize`
 renders of its folder: a change to those folders must be made here too, and the reverse.
 
@@ -12,8 +13,8 @@ Everything lives in driftctl's namespace (conventions.LOCK_NAMESPACE), where eve
 keeps its lock. The Git credentials' Secret (driftctl-git) and the keys --verify trusts
 (driftctl-keys) are never made here: driftctl touches no Secret; both are mounted when they
 exist, and the settings only name the credentials' files, when asked (`git_auth`).
-`uninstall_order` says in what order an installation is taken down (docs/how-to/
-upgrade-and-uninstall.md): the runs stopped first, the finalizers released, then the rest.
+pipeline.install takes an installation down in the order docs/how-to/
+upgrade-and-uninstall.md says: the runs stopped first, the finalizers released, then the rest.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from driftctl.errors import UsageError
 Obj = dict[str, Any]
 NAMESPACE = c.LOCK_NAMESPACE
 NAME = "driftctl"  # the ServiceAccount, the roles, the CronJob or Deployment
+CRD_READER = "driftctl-crd"  # the ClusterRole (and binding) reading the WebApp CRD
 SETTINGS = "driftctl-settings"
 GIT_SECRET = "driftctl-git"
 GIT_FILES = "/var/run/secrets/driftctl/git"
@@ -102,6 +104,7 @@ def manifests(install: Installation, crd: Obj) -> list[Obj]:
         _namespace(),
         _labelled(_object("v1", "ServiceAccount", NAME, NAMESPACE)),
         *_lock_rbac(),
+        *_crd_rbac(),
         *_webapp_rbac(install),
         _labelled(_settings(install)),
         _cronjob(install) if install.form is Form.CRONJOB else _deployment(install),
@@ -137,6 +140,12 @@ def _rule(group: str, resource: str, *verbs: str) -> Obj:
     return {"apiGroups": [group], "resources": [resource], "verbs": list(verbs)}
 
 
+def _role(kind: str, name: str, namespace: str | None, rules: list[Obj]) -> Obj:
+    role = _object("rbac.authorization.k8s.io/v1", kind, name, namespace)
+    role["rules"] = rules
+    return role
+
+
 def _subject() -> list[Obj]:
     return [{"kind": "ServiceAccount", "name": NAME, "namespace": NAMESPACE}]
 
@@ -151,24 +160,38 @@ def _binding(kind: str, name: str, namespace: str | None, role_kind: str) -> Obj
 def _lock_rbac() -> list[Obj]:
     """The run lock, a Lease in driftctl's namespace, the Event about it, and the
     notifications' record (a ConfigMap beside the Lease)."""
-    role = _object("rbac.authorization.k8s.io/v1", "Role", "driftctl-lock", NAMESPACE)
-    role["rules"] = [
+    rules = [
         _rule("coordination.k8s.io", "leases", "get", "create", "update"),
         _rule("", "events", "create"),
         _rule("", "configmaps", "get", "create", "update"),
     ]
+    role = _role("Role", "driftctl-lock", NAMESPACE, rules)
     binding = _binding("RoleBinding", "driftctl-lock", NAMESPACE, "Role")
     return [_labelled(role), _labelled(binding)]
 
 
+def _crd_rbac() -> list[Obj]:
+    """The one read of the WebApp CRD every run makes (which status fields it declares):
+    cluster-scoped, so a ClusterRole in both RBAC variants, for that one object."""
+    rule = _rule("apiextensions.k8s.io", "customresourcedefinitions", "get")
+    rule["resourceNames"] = [c.CRD_NAME]
+    role = _role("ClusterRole", CRD_READER, None, [rule])
+    binding = _binding("ClusterRoleBinding", CRD_READER, None, "ClusterRole")
+    return [_labelled(role), _labelled(binding)]
+
+
 def _webapp_rules(form: Form) -> list[Obj]:
+    """The operator also watches what it keeps in memory: WebApps, Deployments, autoscalers."""
     watch = ("watch",) if form is Form.OPERATOR else ()
+    edit = ("get", "list", "create", "patch", "delete", *watch)
     return [
-        _rule(c.GROUP, c.PLURAL, "list", "create", "patch", "delete", *watch),
+        _rule(c.GROUP, c.PLURAL, *edit),
         _rule(c.GROUP, f"{c.PLURAL}/status", "patch"),
-        _rule("apps", "deployments", "get", "list", "create", "patch", "delete", *watch),
+        _rule("apps", "deployments", *edit),
         _rule("", "events", "create"),
-        _rule("autoscaling", "horizontalpodautoscalers", "list"),
+        _rule("autoscaling", "horizontalpodautoscalers", "list", *watch),
+        _rule("apps", "replicasets", "list"),  # a rollout's new ReplicaSet, its Pods
+        _rule("", "pods", "list"),
     ]
 
 
@@ -176,16 +199,13 @@ def _webapp_rbac(install: Installation) -> list[Obj]:
     """What driftctl may do to WebApps: a ClusterRole, or a Role in each target namespace."""
     rules = _webapp_rules(install.form)
     if install.rbac is Rbac.CLUSTER:
-        role = _object("rbac.authorization.k8s.io/v1", "ClusterRole", NAME)
-        role["rules"] = rules
+        role = _role("ClusterRole", NAME, None, rules)
         binding = _binding("ClusterRoleBinding", NAME, None, "ClusterRole")
         return [_labelled(role), _labelled(binding)]
     out: list[Obj] = []
     for namespace in install.target_namespaces:
-        role = _object("rbac.authorization.k8s.io/v1", "Role", NAME, namespace)
-        role["rules"] = rules
         out += [
-            _labelled(role),
+            _labelled(_role("Role", NAME, namespace, rules)),
             _labelled(_binding("RoleBinding", NAME, namespace, "Role")),
         ]
     return out
@@ -198,7 +218,12 @@ def settings_data(install: Installation) -> dict[str, str]:
         data["DRIFTCTL_REF"] = install.ref
     if install.path:
         data["DRIFTCTL_PATH"] = install.path
-    data |= {"DRIFTCTL_TIMEOUT": "300", "DRIFTCTL_LOG_FORMAT": "json"}
+    data |= {
+        "DRIFTCTL_TIMEOUT": "300",
+        "DRIFTCTL_LOG_FORMAT": "json",
+        "DRIFTCTL_WAIT": "false",
+        "DRIFTCTL_WAIT_TIMEOUT": "240",
+    }
     if install.git_auth is GitAuth.TOKEN:
         data["DRIFTCTL_GIT_TOKEN_FILE"] = f"{GIT_FILES}/token"
     elif install.git_auth is GitAuth.SSH:

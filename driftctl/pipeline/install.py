@@ -6,9 +6,10 @@
 runs stopped first (the CronJob or the operator's Deployment deleted, its Pods with it),
 then the finalizers of the instance's WebApps released (each JSON Patch `test`s that the
 entry is still driftctl's), then, if asked, the instance's WebApps deleted (their
-Deployments go with them), then driftctl's own objects, then, if asked and if no WebApp of
-any instance is left, the CRD. With `dry_run`, nothing is written: each line says what
-would be done. Decides nothing about WebApps; says each step through `say`.
+Deployments go with them; when the CRD goes too, in the foreground, waited for), then
+driftctl's own objects, then, if asked and if no WebApp of any instance is left, the CRD.
+With `dry_run`, nothing is written: each line says what would be done. Decides nothing
+about WebApps; says each step through `say`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.installation import (
+    CRD_READER,
     NAME,
     NAMESPACE,
     SETTINGS,
@@ -30,7 +33,7 @@ from driftctl.core.installation import (
 )
 from driftctl.core.planning.finalizers import remove_patch
 from driftctl.core.planning.guards import delete_body
-from driftctl.core.planning.objects import key_of
+from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import ClusterError, UsageError
 from driftctl.pipeline.engine import Notice, open_cluster
@@ -104,8 +107,13 @@ def uninstall(
         step.release(webapp)
     step.said(f"{len(webapps)} WebApps of instance {cluster.instance} released")
     if removal.webapps:
+        # The CRD deleted next, the garbage collector could no longer look their owners up:
+        # their Deployments would stay. So, then, they go first, the WebApps waiting for them.
+        propagation = "Foreground" if removal.crd else "Background"
         for webapp in webapps:
-            step.delete_webapp(webapp)
+            step.delete_webapp(webapp, propagation)
+        if removal.crd:
+            step.until_gone(webapps)
     for kind, namespace, name in _installed(scope):
         step.delete(kind, namespace, name, wait=kind == "Namespace")
     if removal.crd:
@@ -130,6 +138,8 @@ def _installed(scope: Sequence[str]) -> list[tuple[str, str | None, str]]:
         ("Role", NAMESPACE, "driftctl-lock"),
         ("ClusterRoleBinding", None, NAME),
         ("ClusterRole", None, NAME),
+        ("ClusterRoleBinding", None, CRD_READER),
+        ("ClusterRole", None, CRD_READER),
         *roles,
         ("ServiceAccount", NAMESPACE, NAME),
         ("Namespace", None, NAMESPACE),
@@ -177,12 +187,22 @@ class _Steps:
             self.kube.send_unless_missing(request)
         self._done(f"released {key.display}")
 
-    def delete_webapp(self, webapp: dict[str, Any]) -> None:
+    def delete_webapp(self, webapp: dict[str, Any], propagation: str) -> None:
         key = key_of(webapp)
         if not self.dry_run:
-            body = delete_body(webapp, with_resource_version=False)
+            body = delete_body(webapp, with_resource_version=False, propagation=propagation)
             self.kube.send_unless_missing(r.delete(r.WEBAPP, key.namespace, key.name, body))
         self._done(f"deleted {key.display}")
+
+    def until_gone(self, webapps: Sequence[dict[str, Any]]) -> None:
+        """Until the WebApps deleted are gone (in the foreground: their Deployments first)."""
+        if self.dry_run:
+            return
+        for key in map(key_of, webapps):
+            _until(self.kube, partial(self._webapp_gone, key), f"{key.display} to go")
+
+    def _webapp_gone(self, key: ObjectKey) -> bool:
+        return self.kube.send_unless_missing(r.get(r.WEBAPP, key.namespace, key.name)) is None
 
     def delete_crd(self) -> None:
         """The CRD, only once no WebApp of any instance is left: its deletion deletes them."""

@@ -3,8 +3,9 @@
 A CLI installed with pipx carries no kustomization folder, so `driftctl install` builds the
 objects itself (core.installation). Built with the shipped settings, each variant equals
 what `kubectl kustomize` renders of its folder: cronjob/ (cluster-wide RBAC),
-cronjob/namespaced/ (Roles in its namespace `webapps`) and operator/. A change to either
-side without the other fails here. Only kubectl is needed (its kustomize), no API server.
+cronjob/namespaced/ (Roles in its namespace `webapps`), operator/ and operator/namespaced/.
+A change to either side without the other fails here. Only kubectl is needed (its
+kustomize), no API server.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ SHIPPED = Installation(
     image="driftctl:0.1.0",
     git_auth=GitAuth.TOKEN,
 )
+NAMESPACED = replace(SHIPPED, rbac=Rbac.NAMESPACED, target_namespaces=("webapps",))
 
 
 def by_name(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -40,12 +42,13 @@ def by_name(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     ("folder", "installation"),
     [
         pytest.param(CRONJOB, SHIPPED, id="cronjob"),
-        pytest.param(
-            CRONJOB / "namespaced",
-            replace(SHIPPED, rbac=Rbac.NAMESPACED, target_namespaces=("webapps",)),
-            id="namespaced",
-        ),
+        pytest.param(CRONJOB / "namespaced", NAMESPACED, id="namespaced"),
         pytest.param(ROOT / "operator", replace(SHIPPED, form=Form.OPERATOR), id="operator"),
+        pytest.param(
+            ROOT / "operator" / "namespaced",
+            replace(NAMESPACED, form=Form.OPERATOR),
+            id="operator-namespaced",
+        ),
     ],
 )
 def test_each_variant_is_what_kubectl_kustomize_renders_of_its_folder(

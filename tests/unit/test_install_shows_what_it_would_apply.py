@@ -25,7 +25,8 @@ def test_a_dry_run_prints_every_object_in_the_order_it_applies_them(
     objects = [each for each in yaml.safe_load_all(ran.out) if each]
     assert [o["kind"] for o in objects] == [
         "CustomResourceDefinition", "Namespace", "ServiceAccount", "Role", "RoleBinding",
-        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+        "ClusterRole", "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
+        "Deployment",
     ]  # fmt: skip
     assert objects[-2]["data"]["DRIFTCTL_PATH"] == "apps"
 
