@@ -38,7 +38,8 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
 
     assert ran.code == 0, ran.err
     # Of every client, on WebApps and Deployments: one LIST each, nothing else; and of
-    # driftctl (the only ServiceAccount client here), three requests: those and the Lease.
+    # driftctl (the only ServiceAccount client here), four requests: those, the Lease and
+    # its read of the installed CRD.
     assert (
         {series[:3]: n for series, n in delta(before, after, READ).items()}
         == {
@@ -52,7 +53,7 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
             if series[2] == "PUT"
         }
     )
-    assert after.service_accounts - before.service_accounts == 3
+    assert after.service_accounts - before.service_accounts == 4
     found = json.loads(ran.out)
     rows = {row["name"]: (row["sync"], row["ready"], row["revision"]) for row in found["webapps"]}
     assert rows == {

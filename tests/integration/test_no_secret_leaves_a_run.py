@@ -252,9 +252,9 @@ EXIT_CODES = {
     "validate of a missing repository": 4,
     "diff -o markdown": 1,
     "apply at base": 0,
-    "plan -o text": 1,
-    "plan -o json": 1,
-    "plan -o markdown": 1,
+    "plan -o text": 5,  # as apply would: wiki and docs' Deployment refused
+    "plan -o json": 5,
+    "plan -o markdown": 5,
     "apply -o json": 5,  # wiki and docs' Deployment refused
     "apply": 5,
     "check -o text": 0,
