@@ -151,10 +151,10 @@ def test_runs_over_complete_rollouts_send_only_list_pages_once_their_status_is_w
     assert rollout_reads == {("replicasets", "", "LIST", "namespace", "", "200"): N}
     assert object_writes(start, before) == {"webapps/status APPLY": N}
     assert planned.code == 0, planned.out + planned.err
-    assert sent(before, middle) == 2
+    assert sent(before, middle) == CRD + 2 + LEASE_READ
     assert cluster_lists(before, middle) == {"webapps": 1, "deployments": 1}
     assert applied.code == 0, applied.err
-    assert sent(middle, after) == 2 + LEASE
+    assert sent(middle, after) == CRD + 2 + LEASE
     assert delta(before, after, ("replicasets", "pods")) == {}
     assert object_writes(before, after) == {}
 

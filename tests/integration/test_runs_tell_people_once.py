@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubernetes import client
 
 from driftctl import conventions as c
 from tests.support import alertmanager as am
@@ -32,6 +33,7 @@ from tests.support.receivers import (
     serving,
     webhook_check,
 )
+from tests.support.rollouts import rolled_out
 
 SECRET = b"notify-test-secret-8c1f"
 GITHUB_TOKEN = "notify-test-github-token-5a2e"
@@ -151,7 +153,7 @@ def ours(alertmanager: am.Alertmanager, harness: Harness) -> list[dict[str, Any]
 
 
 def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
-    harness: Harness, tmp_path: Path
+    harness: Harness, tmp_path: Path, kube_client: client.ApiClient
 ) -> None:
     (tmp_path / "github").write_text(GITHUB_TOKEN)
     (tmp_path / "gitlab").write_text(GITLAB_TOKEN + "\n")
@@ -166,7 +168,9 @@ def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
             *("--gitlab-token-file", str(tmp_path / "gitlab")),
         )
         commit = harness.declare(APPS)
-        runs = [apply(harness, *flags).code for _ in range(2)]  # the second: the same state
+        runs = [apply(harness, *flags).code]  # shop's rollout starts: pending
+        rolled_out(kube_client, harness.namespace, "shop")  # as the Deployment controller would
+        runs += [apply(harness, *flags).code for _ in range(2)]  # complete; then the same state
         harness.kubectl("delete", "webapp", "shop", "-n", harness.namespace, "--wait=false")
         harness.kubectl(
             "create", "deployment", "blog", "--image=nginx:1.25", "-n", harness.namespace
@@ -174,7 +178,7 @@ def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
         broken = harness.declare({**APPS, "blog": ("nginx:1.27", 1)}, "blog")
         runs.append(apply(harness, *flags).code)
 
-    assert runs == [0, 0, 5]
+    assert runs == [0, 0, 0, 5]
     assert github.problems == []
     assert gitlab.problems == []
     paths = [each.path for each in github.received]
@@ -182,14 +186,17 @@ def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
         f"/repos/platform/webapps/statuses/{commit}",
         "/repos/platform/webapps/deployments",
         "/repos/platform/webapps/deployments/100/statuses",
+        f"/repos/platform/webapps/statuses/{commit}",
+        "/repos/platform/webapps/deployments/100/statuses",
         f"/repos/platform/webapps/statuses/{broken}",
         "/repos/platform/webapps/deployments",
         "/repos/platform/webapps/deployments/101/statuses",
     ]
     states = [each.json["state"] for each in github.received if "state" in each.json]
-    assert states == ["success", "success", "failure", "failure"]
+    assert states == ["pending", "in_progress", "success", "success", "failure", "failure"]
     assert github.received[0].json["context"] == f"driftctl/{harness.instance}"
     assert [(each.path, each.json["state"]) for each in gitlab.received] == [
+        (f"/api/v4/projects/platform%2Fwebapps/statuses/{commit}", "running"),
         (f"/api/v4/projects/platform%2Fwebapps/statuses/{commit}", "success"),
         (f"/api/v4/projects/platform%2Fwebapps/statuses/{broken}", "failed"),
     ]

@@ -32,7 +32,7 @@ import enum
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from driftctl.core.planning.actions import (
@@ -184,7 +184,8 @@ class RunFacts:
     ) -> RunFacts:
         """The facts of a run (or reconcile) that carried `plan` out: its rollouts, failed
         and in progress, as its report last saw them."""
-        failed, rolling = rollouts_of(report)
+        conflicts = {action.key.place for action in plan.actions if isinstance(action, Conflict)}
+        failed, rolling = rollouts_of(report, told_apart=conflicts)
         return cls(revision, plan, report, rollouts=failed, rolling=rolling, scope=scope)
 
     @property
@@ -194,14 +195,17 @@ class RunFacts:
         return int(self.report.exit_code) if self.report is not None else int(ExitCode.OK)
 
 
-def rollouts_of(report: ApplyReport) -> tuple[tuple[RolloutFailure, ...], tuple[ObjectKey, ...]]:
+def rollouts_of(
+    report: ApplyReport, told_apart: Container[Place] = ()
+) -> tuple[tuple[RolloutFailure, ...], tuple[ObjectKey, ...]]:
     """The rollouts a run saw fail (stalled, or still rolling out when `apply --wait` gave
-    up), with why; and those still in progress."""
+    up), with why; and those still in progress. A WebApp at a place `told_apart` (its
+    Deployment is another owner's: told as a conflict) is not a failed rollout too."""
     whys = dict(report.stalls)
     failed = tuple(
         RolloutFailure(key, whys.get(key) or _FAILED_ROLLOUT[state])
         for key, state in report.rollouts
-        if state in _FAILED_ROLLOUT
+        if state in _FAILED_ROLLOUT and key.place not in told_apart
     )
     rolling = tuple(key for key, state in report.rollouts if state is RolloutState.PROGRESSING)
     return failed, rolling
