@@ -75,11 +75,13 @@ class LiveState:
     def with_found(
         self, webapps: Sequence[Obj], deployments: Sequence[Obj], autoscalers: Iterable[Obj]
     ) -> LiveState:
-        """The state with objects that are not this instance's, and the autoscalers, added."""
+        """The state with objects that are not this instance's, and the autoscalers, added
+        (to those it knows already: what watch's last full pass found where it looked)."""
         return replace(
             self,
-            unowned_webapps={key_of(obj).place: obj for obj in webapps},
-            unowned_deployments={key_of(obj).place: obj for obj in deployments},
+            unowned_webapps=self.unowned_webapps | {key_of(obj).place: obj for obj in webapps},
+            unowned_deployments=self.unowned_deployments
+            | {key_of(obj).place: obj for obj in deployments},
             autoscalers=(
                 self.autoscalers if self.autoscalers_known else scaled_deployments(autoscalers)
             ),
