@@ -27,7 +27,7 @@ from tests.support.faultproxy import (
     kubeconfig_for,
     status_answer,
 )
-from tests.support.harness import Harness
+from tests.support.harness import LOCK_NAMESPACE, Harness
 
 APPS = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.28", 1)}
 WEBAPPS = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"  # the cluster-wide LIST driftctl pages
@@ -172,8 +172,9 @@ def test_an_unreachable_server_is_named_in_a_one_line_error(
 
     assert planned.code == 4
     _, (error, hint) = split_notes(planned.err)
-    assert error == (  # a run's first request: its read of the installed CRD
-        f"error: get CRD webapps.example.com: API server {server} unreachable: "
+    lease = f"Lease/{LOCK_NAMESPACE}/driftctl-{harness.instance}"
+    assert error == (  # plan's first request: its read of the Lease (a suspension is there)
+        f"error: get {lease}: API server {server} unreachable: "
         "Failed to establish a new connection: [Errno 111] Connection refused"
     )
     # Never answered: not retried (issue 23, bug 7), as kubectl fails at once.
