@@ -206,6 +206,7 @@ def test_a_status_change_alone_writes_only_a_status_that_moved(
         {
             "observedGeneration": generation,
             "replicas": 1,
+            "updatedReplicas": 1,  # the rollout is complete: Ready (issue 19)
             "readyReplicas": 1,
             "availableReplicas": 1,
         }
