@@ -27,15 +27,12 @@ import pytest
 from tests.controlplane import launcher
 from tests.support.control_plane import (
     Requests,
-    account_kubeconfig,
     delta,
-    for_account,
+    operator_kubeconfig,
     quiet,
     request_counts,
 )
 from tests.support.harness import Harness, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.watching import Watching, replicas, settled, start
 
 ACCOUNT = "driftctl-watch-cost"
@@ -51,10 +48,8 @@ def watch_kubeconfig(
     crd_installed: None,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
-    """A ServiceAccount with operator/'s RBAC."""
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, ACCOUNT, tmp_path_factory)
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
+    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

@@ -31,10 +31,8 @@ import pytest
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.builders import webapps_yaml
-from tests.support.control_plane import account_kubeconfig, for_account
+from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import LOCK_NAMESPACE, Harness, Ran, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.signing import Keys, Signer, commit, made_keys, tag
 from tests.support.watching import Watching, replicas, start
 
@@ -263,9 +261,7 @@ def watch_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, WATCH_ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
+    return operator_kubeconfig(control_plane, kubectl, WATCH_ACCOUNT, tmp_path_factory)
 
 
 def test_watch_applies_verified_commits_and_keeps_the_last_one_when_a_commit_is_refused(

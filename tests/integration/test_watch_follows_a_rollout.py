@@ -18,10 +18,8 @@ import pytest
 from kubernetes import client
 
 from tests.controlplane import launcher
-from tests.support.control_plane import account_kubeconfig, for_account
+from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.rollouts import (
     new_replicaset,
     pod_became,
@@ -44,9 +42,7 @@ def watch_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, ACCOUNT, tmp_path_factory)
+    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

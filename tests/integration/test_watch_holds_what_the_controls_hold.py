@@ -13,11 +13,9 @@ import pytest
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.support.control_plane import account_kubeconfig, for_account
+from tests.support.control_plane import operator_kubeconfig
 from tests.support.drift_cases import SUSPENSION, annotate, scale
 from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.watching import Watching, replicas, start
 
 ACCOUNT = "driftctl-watch-controls"
@@ -31,10 +29,8 @@ def watch_kubeconfig(
     crd_installed: None,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
-    """A ServiceAccount with operator/'s RBAC."""
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, ACCOUNT, tmp_path_factory)
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
+    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

@@ -21,15 +21,12 @@ import pytest
 
 from tests.controlplane import launcher
 from tests.support.control_plane import (
-    account_kubeconfig,
     delta,
-    for_account,
+    operator_kubeconfig,
     quiet,
     request_counts,
 )
 from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.watching import Watching, replicas, settled, start
 
 WATCH_ACCOUNT = "driftctl-watch"
@@ -44,9 +41,7 @@ def watch_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, WATCH_ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, WATCH_ACCOUNT, tmp_path_factory)
+    return operator_kubeconfig(control_plane, kubectl, WATCH_ACCOUNT, tmp_path_factory)
 
 
 def watches_started(process: Watching) -> float:

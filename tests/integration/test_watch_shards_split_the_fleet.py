@@ -22,10 +22,8 @@ import pytest
 
 from driftctl.core.planning.shards import shard_of
 from tests.controlplane import launcher
-from tests.support.control_plane import account_kubeconfig, for_account
+from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
-from tests.support.kustomize import account
-from tests.support.paths import ROOT
 from tests.support.watching import Watching, replicas, start
 
 ACCOUNT = "driftctl-watch-shards"
@@ -40,9 +38,8 @@ def watch_kubeconfig(
     crd_installed: None,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
-    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
-    renamed = [for_account(d, ACCOUNT) for d in documents if d["kind"] != "Namespace"]
-    return account_kubeconfig(control_plane, kubectl, renamed, ACCOUNT, tmp_path_factory)
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
+    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

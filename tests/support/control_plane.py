@@ -26,7 +26,8 @@ from kubernetes import client
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.harness import LOCK_NAMESPACE, Harness, Obj, eventually
-from tests.support.paths import CRD_FILE
+from tests.support.kustomize import account
+from tests.support.paths import CRD_FILE, ROOT
 
 
 @contextlib.contextmanager
@@ -97,6 +98,19 @@ def account_kubeconfig(
 ) -> Path:
     """Apply RBAC documents and return a kubeconfig with a token of `account`."""
     return grant(control_plane, kubectl, documents, account, tmp_path_factory.mktemp(account))
+
+
+def operator_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    name: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A kubeconfig of the ServiceAccount `name` with operator/'s RBAC (the CronJob's, plus
+    watch), its roles renamed after it (for_account)."""
+    documents = account(control_plane.bin_dir / "kubectl", ROOT / "operator")
+    renamed = [for_account(d, name) for d in documents if d["kind"] != "Namespace"]
+    return account_kubeconfig(control_plane, kubectl, renamed, name, tmp_path_factory)
 
 
 def release_finalizers(kube_client: client.ApiClient, namespace: str) -> None:
