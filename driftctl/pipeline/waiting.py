@@ -5,7 +5,8 @@ waited for (core.planning.waiting) is read again, its WebApp and its Deployment 
 and its status computed and written as apply writes it (shell.apply.write_status: the new
 Pods read while the rollout moves), so the status, `kubectl wait` and the run's output
 follow the rollout. It ends when each is Stalled or Ready on two looks in a row (the
-second with its new Pods), when `--wait-timeout` is gone (the rest timed out), or when
+second with its new Pods; what serves, `servingRevision` and the images, moves only on
+that second look), when `--wait-timeout` is gone (the rest timed out), or when
 the lock is lost. A WebApp that just stalled gets its Warning Event, as in the run.
 Progress on a terminal: `rolling out: 1/3 WebApps`. Decides nothing.
 """
@@ -140,7 +141,11 @@ def wait_for_rollouts(
 
     def look(key: ObjectKey) -> _Seen:
         schema = crd.status if crd.missing else None
-        how = _How(cluster.field_manager, facts[key], key in state.complete_once, schema)
+        confirming = key in state.complete_once
+        # A completion seen once may be a crash-looping Pod ready for an instant: the
+        # revision is serving only once a second look confirms it.
+        seen = facts[key] if confirming else dataclasses.replace(facts[key], current=False)
+        how = _How(cluster.field_manager, seen, confirming, schema)
         return _look(client, key, how, recorder=recorder, progress=progress)
 
     with ThreadPoolExecutor(max_workers=max(cluster.concurrency, 1)) as pool:

@@ -343,6 +343,26 @@ def test_a_deployment_that_does_not_hold_git_does_not_serve_the_revision() -> No
     assert status["servingRevision"] == "0" * 40
 
 
+def test_a_completion_not_yet_confirmed_records_neither_the_revision_nor_its_digests() -> None:
+    """`apply --wait`'s first look at a completion (a crash-looping Pod may be ready for an
+    instant): Ready as it looks, but what serves moves only on the look that confirms it."""
+    before = {"servingRevision": "0" * 40, "images": [{"image": "a:1", "digests": [DIGEST_1]}]}
+    webapp = status_webapp(status={**before, "mixedDigests": False, "imagesGeneration": 1})
+    pods = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_2)) for n in range(3)))
+
+    first = webapp_status(webapp, deployment(), NOW, StatusFacts(current=False), pods=pods)
+    confirmed = webapp_status(webapp, deployment(), NOW, StatusFacts(), pods=pods)
+
+    assert first["ready"] is True
+    assert (first["servingRevision"], first["images"], first["imagesGeneration"]) == (
+        "0" * 40,
+        before["images"],
+        1,
+    )
+    assert confirmed["servingRevision"] == REVISION
+    assert confirmed["images"] == [{"image": "localhost/hello:1", "digests": [DIGEST_2]}]
+
+
 def test_a_completion_the_new_pods_do_not_confirm_is_not_ready() -> None:
     """A container that exits at once was ready for an instant: the controller counted
     it available and called the rollout complete; the Pods read say otherwise."""

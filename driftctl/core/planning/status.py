@@ -320,7 +320,7 @@ def _serving(
     complete = deployment is not None and rollout_of(deployment).phase is Phase.COMPLETE
     if status["ready"] and facts.current and status["lastAppliedRevision"]:
         out["servingRevision"] = status["lastAppliedRevision"]
-    if complete and status["ready"] and pods is not None:
+    if complete and status["ready"] and facts.current and pods is not None:
         for key in ("images", "mixedDigests"):
             out.pop(key, None)
         out["imagesGeneration"] = pods.generation
