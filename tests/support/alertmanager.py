@@ -13,7 +13,6 @@ import contextlib
 import json
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.gitrepos import free_port
+from tests.support.ready_probe import wait_ready
 
 BINARY = "prometheus-alertmanager"
 DEBIAN_PATH = Path("/usr/bin") / BINARY
@@ -74,22 +74,8 @@ def running(folder: Path) -> Iterator[Alertmanager]:
         )
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_ready(url, process)
+            wait_ready(url, process, "Alertmanager", 20)
             yield Alertmanager(url)
         finally:
             process.terminate()
             process.wait(timeout=10)
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the Alertmanager exited at start (see alertmanager.log)"
-        with (
-            contextlib.suppress(urllib.error.URLError, OSError),
-            urllib.request.urlopen(f"{url}/-/ready", timeout=1) as ready,
-        ):
-            if ready.status == 200:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"the Alertmanager at {url} did not become ready")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.gitrepos import free_port
+from tests.support.ready_probe import wait_ready
 
 BINARY = "prometheus-pushgateway"
 DEBIAN_PATH = Path("/usr/bin") / BINARY
@@ -88,22 +88,8 @@ def running(folder: Path) -> Iterator[Pushgateway]:
         )
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_ready(url, process)
+            wait_ready(url, process, "Pushgateway", 15)
             yield Pushgateway(url)
         finally:
             process.terminate()
             process.wait(timeout=10)
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the Pushgateway exited at start (see pushgateway.log)"
-        with (
-            contextlib.suppress(urllib.error.URLError, OSError),
-            urllib.request.urlopen(f"{url}/-/ready", timeout=1) as ready,
-        ):
-            if ready.status == 200:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"the Pushgateway at {url} did not become ready")
