@@ -4,11 +4,18 @@ the live objects (what the informers would hold) and a client, it puts a hand-sc
 Deployment back and sends exactly what that takes, as the API server itself counts it
 (/metrics): the apply, no dry-run before it, no autoscaler LIST (the census knows them);
 a WebApp that did not drift costs nothing, and the focus keeps it off the drifted one.
+
+And with the watch's memory (pipeline.watch.feed), its events stopped after the first
+LISTs: a second reconcile of the same WebApp before the events of the first one's writes
+come back reads those writes (their answers), so it sends nothing. (A reconcile queued by
+its own write's event, told before the write's answer, wrote the WebApp's status a second
+time in a CI run: the memory still held the status before the first write.)
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 
 from driftctl.core.planning.objects import ObjectKey
@@ -18,14 +25,18 @@ from driftctl.core.watch.census import Census
 from driftctl.pipeline.engine import holder_identity, lease_of, open_cluster
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.watch import Setup
+from driftctl.pipeline.watch.feed import Feed
+from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.reconcile import Reconciler
-from driftctl.settings import Cluster, Lock, Policy, Source, Watch
+from driftctl.pipeline.watch.setup import Runtime
+from driftctl.settings import WHOLE, Cluster, Lock, Policy, Source, Watch
 from driftctl.shell.apply import Progress
+from driftctl.shell.kube import connect
 from driftctl.shell.live_state import read_live
 from driftctl.shell.lock import RunLock
 from tests.controlplane import launcher
 from tests.support.control_plane import Requests, delta, quiet, request_counts
-from tests.support.harness import LOCK_NAMESPACE, Harness
+from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 OBJECTS = ("webapps", "deployments", "events", "horizontalpodautoscalers")
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
@@ -101,3 +112,53 @@ def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
         "events POST": 1,
     }
     assert sent(between, after) == 3
+
+
+def test_a_second_reconcile_before_the_events_come_back_reads_the_first_ones_writes(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    harness.declare({"shop": ("nginx:1.27", 2)})
+    applied = harness.driftctl("apply")
+    assert applied.code == 0, applied.err
+    harness.kubectl("scale", "deployment/shop", "--replicas=9", "-n", harness.namespace)
+    cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
+    source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
+    setup = Setup(source, cluster, Policy(), Lock(LOCK_NAMESPACE), Watch())
+    stop = threading.Event()
+    runtime = Runtime(os.environ, lambda line: None, lambda line: None, Progress(), stop)
+    feed = Feed(connect(cluster.kubeconfig, None, 4), cluster, WHOLE, runtime, WatchMetrics())
+    desired = load_desired(source, os.environ)
+    feed.start(lambda place, urgency: None, desired.by_place)
+    assert eventually(lambda: feed.synced, 30)
+    shop = Place(harness.namespace, "shop")
+    assert feed.view(shop).deployments[shop]["spec"]["replicas"] == 9
+    stop.set()  # from here on, each informer drops the events it is told (shell.informer)
+    kube = open_cluster(cluster, lambda line: None)
+    lock = RunLock(kube, lease_of(cluster, setup.lock), holder_identity())
+    lock.acquire(0)
+    worker = Reconciler(
+        setup,
+        desired,
+        view=feed.view,
+        counts=feed.counts,
+        client=feed.client,
+        lock=lock,
+        progress=Progress(),
+    )
+    quiet(harness)
+    try:
+        before = request_counts(control_plane)
+        corrected = worker.one(shop)
+        between = request_counts(control_plane)
+        again = worker.one(shop)
+        after = request_counts(control_plane)
+    finally:
+        lock.release()
+
+    outcomes = {each.key: each.outcome for each in corrected.outcomes}
+    assert outcomes[ObjectKey("Deployment", *shop)] is Outcome.CONFIGURED, corrected.outcomes
+    assert sent(before, between) == 3  # the apply, the WebApp's status, one Event
+    assert feed.view(shop).deployments[shop]["spec"]["replicas"] == 2
+    assert [each.outcome for each in again.outcomes] == [Outcome.UNCHANGED] * 2
+    assert sent(between, after) == 0
+    assert requests_made(between, after) == {}

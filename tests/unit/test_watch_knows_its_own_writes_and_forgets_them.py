@@ -10,7 +10,7 @@ an entry behind for good.
 from __future__ import annotations
 
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.watch.own_writes import MAX_PENDING, OwnWrites
+from driftctl.core.watch.own_writes import MAX_PENDING, OwnWrites, newer_than_held
 
 SHOP = ObjectKey("Deployment", "web", "shop")
 BLOG = ObjectKey("WebApp", "web", "blog")
@@ -111,3 +111,11 @@ def test_a_write_that_changed_nothing_before_the_last_came_back_is_not_remembere
     written.wrote(SHOP, "2", "1")  # an apply that changed nothing: the same version
     assert written.seen(SHOP, "2")
     assert len(written) == 0  # nothing left waiting for an event that will never come
+
+
+def test_only_an_answer_newer_than_the_version_held_goes_to_memory() -> None:
+    assert newer_than_held("12", held="11")
+    assert not newer_than_held("11", held="11"), "a write that changed nothing"
+    assert not newer_than_held("11", held="12"), "someone's later change came first"
+    assert not newer_than_held("12", held=None), "not held: created, or gone already"
+    assert not newer_than_held("12", held="a1"), "not a number: left to its event"

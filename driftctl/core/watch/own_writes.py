@@ -17,7 +17,16 @@ than the object's next event:
   remembered can only be an event already gone by; at worst, one of ours still to come is
   then reconciled once more, which finds nothing to do and writes nothing.
 So the map holds at most the objects written since their last event, each with at most
-MAX_PENDING versions, and it never hides anyone else's change. Pure.
+MAX_PENDING versions, and it never hides anyone else's change.
+
+A write's answer is also the object as it now is, newer than what the informer holds
+until the event comes back: the watch's memory takes it (`newer_than_held`), so that a
+reconcile of the same WebApp before that event (one queued by an event that came faster
+than an answer) reads what was written, not the object before it, and sends nothing
+again. Only an answer newer than a version held counts: resourceVersions are compared
+as the numbers the API server gives (etcd revisions, as client-go's mutation cache does),
+and a version that is not a number, or an object not held (created, or gone already), is
+left to its event. Pure.
 """
 
 from __future__ import annotations
@@ -55,3 +64,11 @@ class OwnWrites:
     def __len__(self) -> int:
         """How many objects have writes still to come back."""
         return len(self._pending)
+
+
+def newer_than_held(version: str, held: str | None) -> bool:
+    """Whether a write answered at `version` is newer than the informer's `held` version
+    (module docstring: both numbers, the object held)."""
+    if held is None or not (version.isdigit() and held.isdigit()):
+        return False
+    return int(version) > int(held)

@@ -14,8 +14,10 @@ first, a Deployment's status last), unless it arrived during the first LISTs (th
 pass at the start covers those), changed only bookkeeping, or is driftctl's own write
 coming back: the clients of `client` tell the feed the resourceVersion each write
 answered with (core.watch.own_writes), and the event that carries that version queues
-nothing. An autoscaler's change queues the WebApps of the Deployments it scales. Decides
-nothing itself.
+nothing. The answer itself goes to the census when it is newer than what the informer
+holds, so a reconcile reads its own writes before their events come back. An
+autoscaler's change queues the WebApps of the Deployments it scales. Decides nothing
+itself.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
+from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.planning.live import LiveState, scaled_deployments
 from driftctl.core.planning.objects import ObjectKey
@@ -32,7 +35,7 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.model import Place
 from driftctl.core.watch.census import Census
 from driftctl.core.watch.changes import place_of, urgency_of
-from driftctl.core.watch.own_writes import OwnWrites
+from driftctl.core.watch.own_writes import OwnWrites, newer_than_held
 from driftctl.core.watch.queue import Urgency
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
@@ -227,7 +230,19 @@ class Feed:
                 ),
                 None,
             )
-            self._written.wrote(key, str(meta["resourceVersion"]), held)
+            version = str(meta["resourceVersion"])
+            self._written.wrote(key, version, held)
+            if newer_than_held(version, held) and "deletionTimestamp" not in meta:
+                self._remember(key, body)
+
+    def _remember(self, key: ObjectKey, answer: Obj) -> None:
+        """The census takes a write's answer, newer than the informer's copy (held lock)."""
+        if not self._mine(key.place):
+            return
+        if key.kind == c.KIND:
+            self._census.webapp(key.place, answer)
+        elif key.kind == c.DEPLOYMENT_KIND:
+            self._census.deployment(key.place, answer)
 
 
 def _written_key(obj: dict[str, Any]) -> ObjectKey:
