@@ -55,7 +55,7 @@ from benchmarks import bench_cluster as bench_
 from benchmarks import cluster_report as report
 from benchmarks import fleet as f
 from tests.controlplane import launcher
-from tests.support.control_plane import request_counts
+from tests.support.control_plane import Requests, request_counts
 
 RESULTS = bench_.RESULTS / "watch"
 QUIET_SECONDS = 60.0
@@ -351,10 +351,24 @@ def run_scenarios(run: Run, options: argparse.Namespace) -> dict[str, Any]:
         "quiet_seconds": QUIET_SECONDS,
         "quiet_cpu_seconds": round(cpu, 3),
         "quiet_requests": after.service_accounts - before.service_accounts,
+        "quiet_requests_by_kind": requests_by_kind(before, after),
         "quiet_load": round(load, 2),
         "rss_kib_end": memory["VmRSS"],
         "rss_kib_peak": memory["VmHWM"],
     }
+
+
+def requests_by_kind(before: Requests, after: Requests) -> dict[str, int]:
+    """What the API server dispatched between two counts, by resource and verb (`pods
+    LIST`), of every client: in the quiet minute, the tool and the controller manager."""
+    made: dict[str, int] = {}
+    for series, count in after.by_series.items():
+        moved = count - before.by_series[series]
+        if moved and series[2] != "WATCH":  # watches are reopened, not sent for work
+            resource, subresource, verb = series[:3]
+            name = f"{resource}/{subresource}" if subresource else resource
+            made[f"{name} {verb}"] = made.get(f"{name} {verb}", 0) + moved
+    return dict(sorted(made.items()))
 
 
 @contextlib.contextmanager

@@ -7,9 +7,11 @@ place and hands it to `reconcile`
 (pipeline.watch.reconcile), then tells `finished` what came of it. A failure, or an
 object that failed, retries the place later (core.watch.backoff: 1 s doubling to 5 min,
 reset on success); the seconds from a drift seen to the reconcile that corrected it are
-observed. A WebApp whose rollout is still in progress is looked at again ROLLOUT_RECHECK
-seconds later, as a status refresh: a new Pod that cannot start changes nothing the watch
-sees, and its status must still say so; each rollout seen to end is counted. A stop
+observed. A WebApp whose rollout is still in progress is looked at again, as a status
+refresh, 5 s later, then 10, 20 and 40 s after that, unless one of its objects changes
+first (which starts the looks over): a new Pod that cannot start changes nothing the watch
+sees, and its status must still say so (core.watch.backoff: ROLLOUT_LOOKS); each rollout
+seen to end is counted. A stop
 `drain`s the queue. The locking and the waiting are here; the rules are
 the core's.
 """
@@ -21,14 +23,13 @@ from collections.abc import Callable
 
 from driftctl.core.planning.outcomes import ApplyReport, Outcome
 from driftctl.core.source.model import Place
-from driftctl.core.watch.backoff import Backoff
+from driftctl.core.watch.backoff import MAX_ROLLOUT_LOOKS, ROLLOUT_LOOKS, Backoff
 from driftctl.core.watch.queue import Urgency, WorkQueue
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 
 CORRECTING = frozenset({Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED})
-ROLLOUT_RECHECK = 5.0  # seconds between looks at a rollout in progress
 Reconcile = Callable[[Place, Urgency], ApplyReport]
 Finished = Callable[[Place, ApplyReport | None], None]  # None: the reconcile failed
 
@@ -42,6 +43,7 @@ class Workers:
         self._cond = threading.Condition()
         self._queue: WorkQueue[Place] = WorkQueue()
         self._backoff = Backoff()
+        self._looks = Backoff(ROLLOUT_LOOKS)  # looks in a row at a rollout nothing changed
         self._seen: dict[Place, float] = {}  # when a waiting place's first drift was seen
         self._draining = False
         metrics.gauge_of(
@@ -59,6 +61,7 @@ class Workers:
         with self._cond:
             if urgency is Urgency.DRIFT:
                 self._seen.setdefault(place, self._runtime.clock())
+            self._looks.succeeded(place)  # news of its objects: its rollout's looks start over
             self._queue.add(place, urgency)
             self._cond.notify()
 
@@ -91,14 +94,19 @@ class Workers:
             self._queue.add_at(place, when, urgency)
 
     def follow_rollouts(self, report: ApplyReport) -> None:
-        """Count the rollouts `report` saw end; look again, ROLLOUT_RECHECK seconds later, at
-        those still moving whose Pods were read (module docstring)."""
+        """Count the rollouts `report` saw end; look again at those still moving whose Pods
+        were read, on the curve of looks (module docstring)."""
         for _, result in report.ended:
             self._metrics.rollouts.labels(str(result)).inc()
-        when = self._runtime.clock() + ROLLOUT_RECHECK
+        now, jitter = self._runtime.clock(), self._runtime.jitter
         with self._cond:
+            for key, _state in report.rollouts:
+                if key not in report.rolling:
+                    self._looks.succeeded(key.place)
             for key in sorted(report.rolling):
-                self._queue.add_at(key.place, when, Urgency.STATUS)
+                if self._looks.failures(key.place) < MAX_ROLLOUT_LOOKS:
+                    when = self._looks.failed(key.place, now, jitter())
+                    self._queue.add_at(key.place, when, Urgency.STATUS)
 
     def drain(self, seconds: float) -> None:
         """Let the reconciles in progress finish (bounded), then let the threads go."""
