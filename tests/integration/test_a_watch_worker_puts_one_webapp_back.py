@@ -59,16 +59,25 @@ def requests_made(before: Requests, after: Requests) -> Counter[str]:
     return made
 
 
-def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
-    harness: Harness, control_plane: launcher.ControlPlane
-) -> None:
-    harness.declare({"shop": ("nginx:1.27", 2), "docs": ("nginx:1.27", 1)})
+def shop_scaled_by_hand(
+    harness: Harness, others: dict[str, tuple[str, int]] | None = None
+) -> Setup:
+    """WebApp shop (2 replicas) and `others` applied, shop's Deployment then scaled to 9 by
+    hand; what `watch` would be told for them."""
+    harness.declare({"shop": ("nginx:1.27", 2), **(others or {})})
     applied = harness.driftctl("apply")
     assert applied.code == 0, applied.err
     harness.kubectl("scale", "deployment/shop", "--replicas=9", "-n", harness.namespace)
     cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
     source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
-    setup = Setup(source, cluster, Policy(), Lock(LOCK_NAMESPACE), Watch())
+    return Setup(source, cluster, Policy(), Lock(LOCK_NAMESPACE), Watch())
+
+
+def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    setup = shop_scaled_by_hand(harness, {"docs": ("nginx:1.27", 1)})
+    cluster, source = setup.cluster, setup.source
     kube = open_cluster(cluster, lambda line: None)
     lock = RunLock(kube, lease_of(cluster, setup.lock), holder_identity())
     lock.acquire(0)  # held, not renewed: the reconciles below take well under its 30 s
@@ -117,13 +126,8 @@ def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
 def test_a_second_reconcile_before_the_events_come_back_reads_the_first_ones_writes(
     harness: Harness, control_plane: launcher.ControlPlane
 ) -> None:
-    harness.declare({"shop": ("nginx:1.27", 2)})
-    applied = harness.driftctl("apply")
-    assert applied.code == 0, applied.err
-    harness.kubectl("scale", "deployment/shop", "--replicas=9", "-n", harness.namespace)
-    cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
-    source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
-    setup = Setup(source, cluster, Policy(), Lock(LOCK_NAMESPACE), Watch())
+    setup = shop_scaled_by_hand(harness)
+    cluster, source = setup.cluster, setup.source
     stop = threading.Event()
     runtime = Runtime(os.environ, lambda line: None, lambda line: None, Progress(), stop)
     feed = Feed(connect(cluster.kubeconfig, None, 4), cluster, WHOLE, runtime, WatchMetrics())

@@ -236,8 +236,10 @@ class Feed:
                 self._remember(key, body)
 
     def _remember(self, key: ObjectKey, answer: Obj) -> None:
-        """The census takes a write's answer, newer than the informer's copy (held lock)."""
-        if not self._mine(key.place):
+        """The census takes a write's answer, newer than the informer's copy (held lock),
+        when the informers would hold it: this shard's, with this instance's label."""
+        labels = (answer.get("metadata") or {}).get("labels") or {}
+        if labels.get(c.INSTANCE_LABEL) != self._cluster.instance or not self._mine(key.place):
             return
         if key.kind == c.KIND:
             self._census.webapp(key.place, answer)
