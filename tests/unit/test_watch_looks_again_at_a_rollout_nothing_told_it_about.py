@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.outcomes import ApplyReport, RolloutState
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.source.model import Place
 from driftctl.core.watch.backoff import ROLLOUT_LOOKS
 from driftctl.core.watch.queue import Urgency
@@ -97,3 +97,17 @@ def test_a_rollout_that_ended_starts_over_when_the_next_one_begins() -> None:
 @pytest.mark.parametrize(("look", "ceiling"), [(1, 5.0), (2, 10.0), (3, 20.0), (4, 40.0)])
 def test_the_looks_double_from_five_seconds(look: int, ceiling: float) -> None:
     assert ROLLOUT_LOOKS.ceiling(look) == ceiling
+
+
+def test_a_rollout_this_watch_begins_is_looked_at_from_the_start_again() -> None:
+    clock = Clock()
+    pool = workers(clock)
+    assert looks(pool, clock, STILL_MOVING, 4) == [5.0, 10.0, 20.0, 40.0]
+    deployment = ObjectKey("Deployment", "web", "shop")
+    new_image = ApplyReport(
+        (ObjectOutcome(deployment, Outcome.CONFIGURED),),
+        rollouts=((SHOP, RolloutState.PROGRESSING),),
+        rolling=frozenset({SHOP}),
+    )  # Git moved: the watch applied a new template, whose Pods it read
+
+    assert looks(pool, clock, new_image, 1) == [5.0]

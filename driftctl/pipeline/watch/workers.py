@@ -99,10 +99,11 @@ class Workers:
         for _, result in report.ended:
             self._metrics.rollouts.labels(str(result)).inc()
         now, jitter = self._runtime.clock(), self._runtime.jitter
+        written = {each.key.place for each in report.outcomes if each.outcome in CORRECTING}
         with self._cond:
             for key, _state in report.rollouts:
-                if key not in report.rolling:
-                    self._looks.succeeded(key.place)
+                if key not in report.rolling or key.place in written:
+                    self._looks.succeeded(key.place)  # ended, or begun again by this reconcile
             for key in sorted(report.rolling):
                 if self._looks.failures(key.place) < MAX_ROLLOUT_LOOKS:
                     when = self._looks.failed(key.place, now, jitter())
