@@ -11,9 +11,8 @@ observed. A WebApp whose rollout is still in progress is looked at again, as a s
 refresh, 5 s later, then 10, 20 and 40 s after that, unless one of its objects changes
 first (which starts the looks over): a new Pod that cannot start changes nothing the watch
 sees, and its status must still say so (core.watch.backoff: ROLLOUT_LOOKS); each rollout
-seen to end is counted. A stop
-`drain`s the queue. The locking and the waiting are here; the rules are
-the core's.
+seen to end is counted. A stop `drain`s the queue. The locking and the waiting are here;
+the rules are the core's.
 """
 
 from __future__ import annotations
