@@ -7,7 +7,8 @@ A window is written as one line (a `--window` flag, a saved plan):
 
 `deny` or `allow`; a five-field cron expression (minute, hour, day of month, month, day of
 week; `*`, lists, ranges, steps, month and weekday names, and the macros @hourly, @daily,
-@weekly, @monthly, @yearly); `for` a duration (`90m`, `1h30m`, `2d`); optionally `in` an
+@weekly, @monthly, @yearly); `for` a duration in driftctl.durations' grammar (`90m`,
+`1h30m`, `2d`, `1.5h`, `5400`), more than zero and at most 366 days; optionally `in` an
 IANA time zone (default UTC: the cron fields are read on that zone's wall clock, so a
 02:30 start is skipped on the night the clocks jump over it and happens twice when they go
 back); optionally `on` the scopes it covers: `changes` (Git's own changes), `drift`
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import datetime
 import enum
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from driftctl import durations
 
 MINUTE = datetime.timedelta(minutes=1)
 MAX_DURATION = datetime.timedelta(days=366)
@@ -44,7 +46,6 @@ _MACROS = {
     "@yearly": "0 0 1 1 *",
     "@annually": "0 0 1 1 *",
 }
-_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 
 
 class Scope(enum.StrEnum):
@@ -176,27 +177,18 @@ def _number(text: str, spec: _Field, item: str) -> int:
     return value
 
 
-def parse_duration(text: str) -> datetime.timedelta:
-    """`90m`, `1h30m`, `2d`, `45s`: a positive duration; ValueError otherwise."""
-    match = _DURATION.match(text.strip())
-    if not text.strip() or match is None:
-        raise ValueError(f"duration {text!r} is not like 90m, 1h30m or 2d")
-    days, hours, minutes, seconds = (int(group or 0) for group in match.groups())
-    duration = datetime.timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+def positive_duration(text: str) -> datetime.timedelta:
+    """A duration as driftctl.durations reads it, more than zero; ValueError otherwise."""
+    duration = durations.parse(text)
     if duration <= datetime.timedelta(0):
         raise ValueError(f"duration {text!r} must be more than zero")
     return duration
 
 
-def duration_text(duration: datetime.timedelta) -> str:
-    """A duration as `parse_duration` reads it: `1h30m`, `2d`."""
-    seconds = int(duration.total_seconds())
-    out = ""
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
-        count, seconds = divmod(seconds, size)
-        if count:
-            out += f"{count}{unit}"
-    return out or "0s"
+# The old names, while settings.py (--quarantine-grace) and the saved plan's file format
+# (core.planning.saved_plan.file_format) import them: new code asks driftctl.durations.
+parse_duration = positive_duration
+duration_text = durations.text
 
 
 def zone(name: str) -> ZoneInfo:
@@ -237,7 +229,7 @@ class Window:
         rest = words[at + 1 :]
         if not rest:
             raise ValueError(f"window {text!r} needs a duration after `for`")
-        duration = parse_duration(rest[0])
+        duration = positive_duration(rest[0])
         if duration > MAX_DURATION:
             raise ValueError(f"window {text!r}: the duration may be at most 366d")
         options = _options(rest[1:], text)
@@ -265,7 +257,7 @@ class Window:
     def __str__(self) -> str:
         if self.written:
             return self.written
-        out = f"{self.kind} {self.cron} for {duration_text(self.duration)}"
+        out = f"{self.kind} {self.cron} for {durations.text(self.duration)}"
         if self.zone_name != "UTC":
             out += f" in {self.zone_name}"
         if self.scopes != ALL_SCOPES:

@@ -68,7 +68,7 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
         ),
         pytest.param(
             ["--quarantine-grace", "soon"],
-            "--quarantine-grace: duration 'soon' is not like 90m",
+            "--quarantine-grace: 'soon' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or",
             id="quarantine-grace",
         ),
         pytest.param(["--prune-policy", "keep"], "Invalid value for '--prune-policy'", id="prune"),

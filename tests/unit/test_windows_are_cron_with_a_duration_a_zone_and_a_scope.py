@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from driftctl.schedules import Cron, Scope, Window, held, parse_duration
+from driftctl.schedules import Cron, Scope, Window, held
 
 UTC = datetime.UTC
 
@@ -45,7 +45,13 @@ def test_a_cron_expression_names_the_minutes_it_names(
         pytest.param("pause 0 18 * * 5 for 1h", "must start with deny or allow", id="kind"),
         pytest.param("deny 0 18 * * for 1h", "needs 5 fields", id="four-fields"),
         pytest.param("deny 60 18 * * 5 for 1h", "minute '60': 60 is out of 0-59", id="minute"),
-        pytest.param("deny 0 18 * * 5 for 1y", "duration '1y' is not like 90m", id="duration"),
+        pytest.param(
+            "deny 0 18 * * 5 for 1y",
+            "'1y' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or plain seconds",
+            id="duration",
+        ),
+        pytest.param("deny 0 18 * * 5 for 0s", "duration '0s' must be more than zero", id="zero"),
+        pytest.param("deny 0 18 * * 5 for 367d", "the duration may be at most 366d", id="long"),
         pytest.param("deny 0 18 * * 5 for 1h in Mars/Base", "time zone 'Mars/Base'", id="zone"),
         pytest.param("deny 0 18 * * 5 for 1h on fixes", "scopes are changes, drift", id="scope"),
         pytest.param("deny 0 18 * * 5 for 1h at 3", "only `in ZONE` and `on SCOPES`", id="more"),
@@ -124,7 +130,16 @@ def test_a_window_is_shown_as_it_was_written() -> None:
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("90m", 5400), ("1h30m", 5400), ("2d", 172800), ("45s", 45)],
+    [
+        pytest.param("90m", 5400, id="minutes"),
+        pytest.param("1h30m", 5400, id="hours-and-minutes"),
+        pytest.param("2d", 172800, id="days"),
+        pytest.param("45s", 45, id="seconds"),
+        pytest.param("1d12h", 129600, id="days-and-hours"),
+        pytest.param("1.5h", 5400, id="decimal"),
+        pytest.param("5400", 5400, id="plain-seconds"),
+        pytest.param("366d", 31622400, id="the-longest"),
+    ],
 )
-def test_durations_are_read_in_days_hours_minutes_seconds(text: str, seconds: int) -> None:
-    assert parse_duration(text).total_seconds() == seconds
+def test_a_window_s_duration_is_read_in_the_one_duration_grammar(text: str, seconds: int) -> None:
+    assert Window.parse(f"deny @daily for {text}").duration.total_seconds() == seconds

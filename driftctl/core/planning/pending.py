@@ -58,9 +58,9 @@ from driftctl.core.planning.objects import (
 )
 from driftctl.core.planning.prefilter import overlay
 from driftctl.core.planning.verbs import Verb
+from driftctl.durations import text as duration_text
 from driftctl.kube_formats import api_time, parse_api_time
 from driftctl.policies import Approval, PrunePolicy
-from driftctl.schedules import duration_text
 from driftctl.settings import Policy
 
 ORPHANED = "its WebApp is gone (orphaned)"
