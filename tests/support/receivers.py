@@ -214,3 +214,33 @@ def never_answering() -> Iterator[str]:
 def nobody_listening() -> str:
     """A loopback URL where nothing listens: a receiver that is down."""
     return f"http://127.0.0.1:{free_port()}"
+
+
+@contextlib.contextmanager
+def answering(script: list[tuple[int, str | None]]) -> Iterator[tuple[str, list[int]]]:
+    """A receiver that answers each POST from `script` (a status and its Retry-After, or
+    None for none), then 200 once the script is spent: its URL and the statuses answered."""
+    answered: list[int] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            code, retry_after = script.pop(0) if script else (200, None)
+            answered.append(code)
+            self.send_response(code)
+            if retry_after is not None:
+                self.send_header("Retry-After", retry_after)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", answered
+    finally:
+        server.shutdown()
+        server.server_close()
