@@ -61,6 +61,15 @@ class Problem:
         return f"{self.file}:{self.line}:{self.column}: {self.reason}"
 
 
+class InvalidSettings(UsageError):
+    """A `--config` file that cannot be used; every problem is listed, sorted by place."""
+
+    def __init__(self, problems: Sequence[Problem], *, file: str) -> None:
+        self.problems = sorted(problems)
+        count = len(self.problems)
+        super().__init__(f"{file}: invalid settings ({count} problem{'s' if count > 1 else ''})")
+
+
 class InvalidDesiredState(DriftctlError):
     """The desired state cannot be used; every problem is listed, sorted by place."""
 

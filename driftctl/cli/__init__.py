@@ -1,14 +1,15 @@
 """The command line: the only package that imports click.
 
-Each command receives its settings as typed values, one per flag group (cli.flag_groups;
-driftctl.settings validates them), makes one pipeline call, prints what it returns and
-exits with the code from errors.ExitCode. No decision is made here. Every flag also reads
-an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`),
-so a CronJob can be configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`,
-`--shard-index` also `JOB_COMPLETION_INDEX` (an Indexed Job's).
+Each command receives one request (driftctl.settings.requests), built from its flags,
+their variables and a `--config` file (cli.command, cli.options, cli.config_file), makes
+one pipeline call, prints what it returns and exits with the code from errors.ExitCode. No
+decision is made here. Every setting's flag also reads an environment variable,
+`DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`), so a CronJob can be
+configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`, `--shard-index` also
+`JOB_COMPLETION_INDEX` (an Indexed Job's); `-o` reads `DRIFTCTL_<COMMAND>_OUTPUT`.
 
-This module only wires the commands (one module per command group, as pipeline/ is
-split) and maps errors to exit codes. Each command imports the pipeline, the shell and
+This module only wires the commands (one module per command, named for it: cli/plan.py,
+cli/apply.py...; install and uninstall share one) and maps errors to exit codes. Each command imports the pipeline, the shell and
 the renderers it uses when it runs, so that `driftctl --help` (and a usage error) costs
 click and the settings, not the Kubernetes client, GitPython and the planner: measured in
 docs/development/index.md (Start-up).
@@ -21,14 +22,22 @@ import sys
 import click
 
 from driftctl import __version__
-from driftctl.cli.batch import apply, plan, unlock
+from driftctl.cli.apply import apply
 from driftctl.cli.check import check
 from driftctl.cli.command import Group
-from driftctl.cli.everyday import completion, show, status, version
+from driftctl.cli.completion import completion
+from driftctl.cli.config import config
+from driftctl.cli.crd import crd
+from driftctl.cli.diff import diff
 from driftctl.cli.install import install, uninstall
-from driftctl.cli.offline import crd, diff, validate
+from driftctl.cli.plan import plan
+from driftctl.cli.show import show
+from driftctl.cli.status import status
+from driftctl.cli.unlock import unlock
+from driftctl.cli.validate import validate
+from driftctl.cli.version import version
 from driftctl.cli.watch import watch
-from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
+from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState, InvalidSettings
 
 __all__ = ["cli", "main", "report_error"]
 
@@ -50,6 +59,7 @@ __all__ = ["cli", "main", "report_error"]
         completion,
         install,
         uninstall,
+        config,
     ],
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
@@ -61,7 +71,7 @@ def cli() -> None:
 def report_error(error: DriftctlError) -> None:
     """Print an error the way a person reads it: the message, each problem, the hint."""
     click.echo(f"error: {error.message}", err=True)
-    if isinstance(error, InvalidDesiredState):
+    if isinstance(error, InvalidDesiredState | InvalidSettings):
         for problem in error.problems:
             click.echo(f"  {problem}", err=True)
     if error.hint:

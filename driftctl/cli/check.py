@@ -1,4 +1,4 @@
-"""The pre-merge check: check (pipeline.check)."""
+"""`driftctl check`: the pre-merge check (pipeline.check)."""
 
 from __future__ import annotations
 
@@ -7,66 +7,23 @@ import os
 import click
 
 from driftctl.cli.command import command
-from driftctl.cli.flag_groups import (
-    check_flags,
-    cluster_flags,
-    drift_flags,
-    lock_flags,
-    policy_flags,
-    source_flags_without_ref,
-    verify_flags_without_rewind,
-)
-from driftctl.cli.flags import flag, output_flag
 from driftctl.cli.logs import TextLog, as_format, style
-from driftctl.settings import (
-    Check,
-    Cluster,
-    Drift,
-    Lock,
-    Policy,
-    Source,
-    Verify,
-    check_trust_flags,
-)
+from driftctl.settings import CheckRequest
 
 
 @command(
+    CheckRequest,
+    outputs=("text", "json", "yaml", "markdown"),
     examples=[
         "# In CI: a Markdown comment for the pull request, failing on prunes and replaces:",
         "$ driftctl check --base origin/main --head HEAD --path apps -o markdown \\",
         "    --fail-on invalid,prune,replace",
         "# With a cluster: what merging does to it, apart from drift already there:",
         "$ driftctl check --base main --head feature --path apps --context prod",
-    ]
+    ],
 )
-@flag("base", required=True, help="Branch, tag or commit the pull request merges into.")
-@flag(
-    "head",
-    help="Branch, tag or commit of the pull request (default: the working tree of a local path).",
-)
-@source_flags_without_ref
-@cluster_flags
-@policy_flags
-@drift_flags
-@lock_flags
-@verify_flags_without_rewind
-@check_flags
-@output_flag("text", "json", "yaml", "markdown")
 @click.pass_context
-def check(
-    ctx: click.Context,
-    *,
-    base: str,
-    head: str | None,
-    source: Source,
-    cluster: Cluster,
-    policy: Policy,
-    drift: Drift,
-    lock: Lock,
-    verify: Verify,
-    settings: Check,
-    output: str,
-) -> None:
+def check(ctx: click.Context, *, request: CheckRequest, output: str) -> None:
     """The pre-merge check: what merging --head into --base does, for a pull-request comment.
 
     Always, without a cluster: validates the head (its problems are the report's) and shows
@@ -85,23 +42,11 @@ def check(
     from driftctl.pipeline import check as pre_merge
     from driftctl.render import check as check_render
 
-    check_trust_flags(settings, verify)
-    report = pre_merge.check(
-        source.at(base),
-        source.at(head),
-        cluster,
-        policy,
-        settings,
-        lock=lock,
-        drift=drift,
-        verify=verify,
-        environ=os.environ,
-        notice=TextLog(style()).retry,
-    )
+    report = pre_merge.check(request, environ=os.environ, notice=TextLog(style()).retry)
     if output in ("json", "yaml"):
         click.echo(as_format(check_render.check_json(report), output), nl=False)
     elif output == "markdown":
-        click.echo(check_render.check_markdown(report, settings.max_bytes), nl=False)
+        click.echo(check_render.check_markdown(report, request.check.max_bytes), nl=False)
     else:
         click.echo(check_render.check_text(report, style()), nl=False)
     ctx.exit(report.exit_code)

@@ -1,8 +1,12 @@
 """What every driftctl command is, as kubectl's are: its help, its global flags, its examples.
 
-- `Command`: its flags listed under one heading per flag group (`Source flags`, `Cluster
-  flags`...), its own first, the global ones last; examples after them; its summary whole
-  in `driftctl --help`; `-o/--output` reading the command's own variable,
+- `command`: a command made from its request (driftctl.settings.requests): an option per
+  setting it takes (cli.options), `-o` with its formats, and `--config`; when it runs, its
+  request is built from them and handed to the function as `request` (inside its log, for
+  the commands that log: `logged`, cli.logs).
+- `Command`: its flags listed under one heading per settings group (`Source flags`,
+  `Cluster flags`...), its own first, the global ones last; examples after them; its
+  summary whole in `driftctl --help`; `-o/--output` reading the command's own variable,
   DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke `driftctl crd | kubectl apply`).
 - The global flags every command takes: `--no-color` (besides NO_COLOR), `-q/--quiet`,
   `-v/--verbose`. They set the run's `Verbosity` and colour, read by cli.logs.
@@ -13,19 +17,29 @@
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
 
-from driftctl.cli.flags import ENV_PREFIX, OWN_SECTION, F, Flag, flag
+from driftctl.cli.config_file import config_option
+from driftctl.cli.options import (
+    GLOBAL_SECTION,
+    OWN_SECTION,
+    Flag,
+    build_request,
+    options_of,
+    output_option,
+    setting_parameters,
+)
+from driftctl.settings.declare import ENV_PREFIX
 
-GLOBAL_SECTION = "Global flags"
 # Flags that may come before the command name (kubectl's global flags): each command that
 # takes one gets it from there. Those taking a value, and those that do not.
-MOVABLE_WITH_VALUE = ("--kubeconfig", "--context", "--instance", "--log-format")
+MOVABLE_WITH_VALUE = ("--kubeconfig", "--context", "--instance", "--log-format", "--config")
 MOVABLE_ALONE = ("--no-color", "-q", "--quiet", "-v", "--verbose")
 _QUIET_KEY = "driftctl.verbosity"
 _COLOUR_KEY = "driftctl.no_colour"
@@ -71,43 +85,59 @@ def _no_colour(ctx: click.Context, param: click.Parameter, value: bool) -> None:
         ctx.find_root().meta[_COLOUR_KEY] = True
 
 
-GLOBAL_FLAGS = (
-    flag(
-        "no-color",
-        is_flag=True,
-        expose_value=False,
-        callback=_no_colour,
-        section=GLOBAL_SECTION,
-        help="No colour, even on a terminal (as NO_COLOR=1 does).",
-    ),
-    flag(
-        "quiet",
-        short="-q",
-        is_flag=True,
-        expose_value=False,
-        callback=_set_verbosity(Verbosity.QUIET),
-        section=GLOBAL_SECTION,
-        help="Say less: no progress, no notes, no line per object; errors and the summary stay.",
-    ),
-    flag(
-        "verbose",
-        short="-v",
-        is_flag=True,
-        expose_value=False,
-        callback=_set_verbosity(Verbosity.VERBOSE),
-        section=GLOBAL_SECTION,
-        help="Say more: unchanged objects too.",
-    ),
-)
+def _global_params() -> list[click.Parameter]:
+    """The global flags as parameters, made afresh for one command."""
+    return [
+        Flag(
+            ["--no-color"],
+            is_flag=True,
+            expose_value=False,
+            callback=_no_colour,
+            section=GLOBAL_SECTION,
+            envvar=f"{ENV_PREFIX}NO_COLOR",
+            show_envvar=True,
+            help="No colour, even on a terminal (as NO_COLOR=1 does).",
+        ),
+        Flag(
+            ["-q", "--quiet"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_verbosity(Verbosity.QUIET),
+            section=GLOBAL_SECTION,
+            envvar=f"{ENV_PREFIX}QUIET",
+            show_envvar=True,
+            help="Say less: no progress, no notes, no line per object; errors and the summary "
+            "stay.",
+        ),
+        Flag(
+            ["-v", "--verbose"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_verbosity(Verbosity.VERBOSE),
+            section=GLOBAL_SECTION,
+            envvar=f"{ENV_PREFIX}VERBOSE",
+            show_envvar=True,
+            help="Say more: unchanged objects too.",
+        ),
+    ]
 
 
 class Command(click.Command):
     """A driftctl command (module docstring). `examples`: lines shown under `Examples:`,
     each `$ driftctl ...` command, or a `# comment` saying what the next one does."""
 
-    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        examples: Sequence[str] = (),
+        request: type[Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.examples = tuple(examples)
+        self.request = request
+        if request is not None:
+            self.params.append(config_option())
         self.params.extend(_global_params())
         for param in self.params:
             if param.name == "output" and self.name:
@@ -149,21 +179,72 @@ class Command(click.Command):
         super().format_epilog(ctx, formatter)
 
 
-def _global_params() -> list[click.Parameter]:
-    """The global flags as parameters, made afresh for one command."""
-
-    def probe() -> None:
-        """Only carries the options."""
-
-    carrier: Callable[..., Any] = probe
-    for option in reversed(GLOBAL_FLAGS):
-        carrier = option(carrier)
-    return list(click.command()(carrier).params)
+Around = Callable[[str, Mapping[str, Any], Callable[..., Any]], Any]
+"""Runs a command's body (`go(log)`) around its settings' values, as given: cli.logs.logged."""
+Extras = Callable[[str], list[click.Parameter]]  # a command's parameters after -o
 
 
-def command(*, examples: Sequence[str] = (), **attributes: Any) -> Callable[[F], F]:
-    """`@click.command()` making a driftctl `Command`, with its examples."""
-    return click.command(cls=Command, examples=examples, **attributes)  # type: ignore[return-value]
+def command(
+    request: type[Any] | None = None,
+    *,
+    outputs: Sequence[str] = (),
+    logged: tuple[Around, Extras] | None = None,
+    examples: Sequence[str] = (),
+) -> Callable[[Callable[..., Any]], Command]:
+    """A driftctl command from a function taking `request` (module docstring).
+
+    Its parameters, in --help's order: one per setting of `request` (its groups in order),
+    the function's own click parameters, `-o` with `outputs` (the first is the default),
+    then the parameters `logged` adds; with `logged`, the function also takes `log`.
+    """
+
+    def make(function: Callable[..., Any]) -> Command:
+        name = function.__name__.replace("_", "-")
+        own = list(reversed(getattr(function, "__click_params__", [])))
+        params = options_of(request, name) if request is not None else []
+        params += own
+        if outputs:
+            params.append(output_option(*outputs))
+        if logged is not None:
+            params += logged[1](name)
+        run = _runner(function, name, request, logged[0] if logged else None, params)
+        return Command(
+            name, callback=run, params=params, help=function.__doc__, examples=examples,
+            request=request,
+        )  # fmt: skip
+
+    return make
+
+
+def _runner(
+    function: Callable[..., Any],
+    name: str,
+    request: type[Any] | None,
+    around: Around | None,
+    params: Sequence[click.Parameter],
+) -> Callable[..., Any]:
+    """The callback: the request built from the settings' values, inside `around`."""
+    settings = setting_parameters(request, name) if request is not None else ()
+    extra = {param.name for param in params} - set(settings) - _own_names(function)
+
+    @functools.wraps(function)
+    def run(**kwargs: Any) -> Any:
+        raw = {key: kwargs.pop(key) for key in (*settings, *extra) if key in kwargs}
+
+        def go(log: object = None) -> Any:
+            built = {} if request is None else {"request": build_request(request, name, raw)}
+            logs = {} if around is None else {"log": log}
+            return function(**built, **logs, **kwargs)
+
+        return go() if around is None else around(name, raw, go)
+
+    return run
+
+
+def _own_names(function: Callable[..., Any]) -> set[str]:
+    """The names of the function's own click parameters, and -o's."""
+    own = {param.name for param in getattr(function, "__click_params__", []) if param.name}
+    return own | {"output"}
 
 
 class Group(click.Group):

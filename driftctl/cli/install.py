@@ -1,16 +1,13 @@
-"""Installing driftctl in a cluster and taking it away: install, uninstall (pipeline.install)."""
+"""`driftctl install` and `driftctl uninstall`: driftctl put in a cluster and taken away
+(pipeline.install)."""
 
 from __future__ import annotations
 
 import click
 
-from driftctl import __version__
 from driftctl.cli.command import command
-from driftctl.cli.flag_groups import connection_flags
-from driftctl.cli.flags import flag
 from driftctl.cli.logs import TextLog, style
-from driftctl.core.installation import DEFAULT_SCHEDULE, Form, GitAuth, Installation, Rbac
-from driftctl.settings import Cluster, namespace_list
+from driftctl.settings import InstallRequest, UninstallRequest
 
 
 def _say(line: str) -> None:
@@ -18,6 +15,7 @@ def _say(line: str) -> None:
 
 
 @command(
+    InstallRequest,
     examples=[
         "# The CronJob, every five minutes, for a public repository's apps/ folder:",
         "$ driftctl install --repo https://git.example.com/you/webapps.git --ref main \\",
@@ -25,59 +23,9 @@ def _say(line: str) -> None:
         "# The operator form with namespace-scoped RBAC; first see what it would apply:",
         "$ driftctl install --repo https://git.example.com/you/webapps.git --path apps \\",
         "    --form operator --rbac namespaced --target-namespaces web,shop --dry-run",
-    ]
+    ],
 )
-@flag("repo", required=True, help="The Git repository driftctl keeps the cluster equal to (a URL).")
-@flag("ref", help="Branch, tag or commit to apply (default: the repository's default branch).")
-@flag("path", default="", show_default=False, help="Folder of the WebApps in the repository.")
-@flag(
-    "image",
-    default=f"driftctl:{__version__}",
-    help="driftctl's image, as your registry names it (image/ builds it).",
-)
-@flag(
-    "form",
-    type=click.Choice([str(each) for each in Form]),
-    default=str(Form.CRONJOB),
-    help="cronjob: `driftctl apply` on a schedule (cronjob/); operator: `driftctl watch`, "
-    "two replicas, one leading (operator/).",
-)
-@flag("schedule", default=DEFAULT_SCHEDULE, help="The CronJob's schedule (cron syntax, UTC).")
-@flag(
-    "rbac",
-    type=click.Choice([str(each) for each in Rbac]),
-    default=str(Rbac.CLUSTER),
-    help="cluster: WebApps and Deployments in every namespace; namespaced: only in "
-    "--target-namespaces (Roles there, no ClusterRole).",
-)
-@flag(
-    "target-namespaces",
-    metavar="NS[,NS...]",
-    help="With --rbac namespaced: the namespaces driftctl may read and write.",
-)
-@flag(
-    "git-auth",
-    type=click.Choice([str(each) for each in GitAuth]),
-    default=str(GitAuth.NONE),
-    help="Which files of the Secret driftctl-git (yours to create) hold the credentials: "
-    "token (https://), ssh (key and known_hosts), none (a public repository).",
-)
-@flag("dry-run", is_flag=True, help="Print what would be applied, as YAML; apply nothing.")
-@connection_flags
-def install(
-    *,
-    repo: str,
-    ref: str | None,
-    path: str,
-    image: str,
-    form: str,
-    schedule: str,
-    rbac: str,
-    target_namespaces: str | None,
-    git_auth: str,
-    dry_run: bool,
-    cluster: Cluster,
-) -> None:
+def install(*, request: InstallRequest) -> None:
     """Install driftctl in the cluster: the WebApp CRD, then the CronJob or the operator.
 
     Renders what cronjob/ (or cronjob/namespaced/, or operator/) holds, for your repository,
@@ -89,45 +37,32 @@ def install(
     --dry-run prints the objects and applies nothing. Exit 0; 2 for flags that cannot work;
     4 when the cluster refuses (you need the rights to make a CRD and RBAC).
     """
+    from driftctl.core.installation import Installation
     from driftctl.core.source.repo_url import is_url
     from driftctl.pipeline import install as installing
     from driftctl.render.manifests import to_yaml
 
-    if not is_url(repo):
-        raise click.UsageError(f"--repo must be a URL the cluster can reach, not {repo!r}")
-    installation = Installation(
-        repo, ref, path, image, schedule, Form(form), Rbac(rbac),
-        namespace_list(target_namespaces), cluster.instance, GitAuth(git_auth),
-    )  # fmt: skip
-    if dry_run:
-        click.echo(
-            "---\n".join(to_yaml(obj) for obj in installing.rendered(installation)), nl=False
-        )
+    told = request.install
+    if not is_url(told.repo):
+        raise click.UsageError(f"--repo must be a URL the cluster can reach, not {told.repo!r}")
+    installation = Installation.of(told, request.cluster.instance)
+    if request.dry_run.dry_run:
+        objects = installing.rendered(installation)
+        click.echo("---\n".join(to_yaml(obj) for obj in objects), nl=False)
         return
-    installing.install(installation, cluster, notice=TextLog(style()).retry, say=_say)
+    installing.install(installation, request.cluster, notice=TextLog(style()).retry, say=_say)
 
 
 @command(
+    UninstallRequest,
     examples=[
         "# Take driftctl away; the applications stay, unmanaged:",
         "$ driftctl uninstall",
         "# Take the instance's WebApps (and their Deployments) and the CRD away too:",
         "$ driftctl uninstall --delete-webapps --delete-crd --dry-run",
-    ]
+    ],
 )
-@flag(
-    "delete-webapps",
-    is_flag=True,
-    help="Also delete this instance's WebApps (their Deployments go with them).",
-)
-@flag(
-    "delete-crd",
-    is_flag=True,
-    help="Also delete the WebApp CRD, once no WebApp of any instance is left.",
-)
-@flag("dry-run", is_flag=True, help="Say what would be done; write nothing.")
-@connection_flags
-def uninstall(*, delete_webapps: bool, delete_crd: bool, dry_run: bool, cluster: Cluster) -> None:
+def uninstall(*, request: UninstallRequest) -> None:
     """Take driftctl away from the cluster, releasing its finalizers first.
 
     As docs/how-to/upgrade-and-uninstall.md does it: stops the runs (deletes the CronJob or
@@ -140,5 +75,12 @@ def uninstall(*, delete_webapps: bool, delete_crd: bool, dry_run: bool, cluster:
     """
     from driftctl.pipeline import install as installing
 
-    removal = installing.Removal(webapps=delete_webapps, crd=delete_crd)
-    installing.uninstall(cluster, removal, dry_run=dry_run, notice=TextLog(style()).retry, say=_say)
+    installing.uninstall(
+        request.cluster,
+        request.removal,
+        dry_run=request.dry_run.dry_run,
+        notice=TextLog(style()).retry,
+        say=_say,
+    )
+
+

@@ -18,16 +18,17 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from driftctl.cli.command import Verbosity, colour_wanted, verbosity
-from driftctl.cli.flags import F, flag
+from driftctl.cli.options import options_of
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.render.style import Style
+from driftctl.settings.outputs import Logging
 
 if TYPE_CHECKING:
     from driftctl.core.planning.actions import Plan
@@ -295,34 +296,37 @@ def as_format(json_text: str, output: str) -> str:
     return json_as_yaml(json_text) if output == "yaml" else json_text
 
 
-log_format_flag = flag(
-    "log-format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    help="text for a person; json: one JSON object per line on stderr, for a log pipeline.",
-)
+def _logging_options(command: str) -> list[click.Parameter]:
+    """--log-format, after the command's -o."""
+    return options_of(LoggingOnly, command)
 
 
-def logged(command: F) -> F:
+def _around(command: str, raw: Mapping[str, Any], go: Callable[[Log], object]) -> object:
     """Runs a cluster command inside its log, passed as `log`, as --log-format asks.
 
-    Written right under the command, above its flag groups, so that a flag the settings
-    refuse is logged too (one JSON line with --log-format json) and the values of the
-    flags that name the run in a JSON log (--instance, the shard, --repo and the token
-    file, whose secrets are masked) are read as given. Takes `log_format_flag`'s value.
+    The log is made before the settings are built, so that a value the settings refuse is
+    logged too (one JSON line with --log-format json); the values that name the run in a
+    JSON log (--instance, the shard, --repo and the token file, whose secrets are masked)
+    are read as given.
     """
+    shard = (raw.get("shard_index", 0), raw.get("shard_count", 1))  # watch: may be None
+    log = log_for(
+        str(raw.get("log_format", "text")),
+        str(raw.get("instance")),
+        (shard[0] or 0, shard[1] or 1),
+        str(raw.get("repo")),
+        raw.get("git_token_file"),
+    )
+    with log.run(command):
+        return go(log)
 
-    @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> object:
-        shard = (kwargs.get("shard_index", 0), kwargs.get("shard_count", 1))  # watch: unsharded
-        log = log_for(
-            kwargs.pop("log_format"),
-            kwargs["instance"],
-            shard,
-            kwargs["repo"],
-            kwargs["git_token_file"],
-        )
-        with log.run(command.__name__):
-            return command(*args, log=log, **kwargs)
 
-    return cast(F, run)
+@dataclasses.dataclass(frozen=True)
+class LoggingOnly:
+    """The request of --log-format alone (its options, after -o)."""
+
+    logging: Logging = Logging()
+
+
+logged = (_around, _logging_options)
+"""For cli.command.command(logged=...): --log-format after -o, and the run inside its log."""

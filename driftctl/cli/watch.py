@@ -1,76 +1,26 @@
-"""The operator form of apply: watch (pipeline.watch)."""
+"""`driftctl watch`: the operator form of apply (pipeline.watch)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 
-import click
-
 from driftctl.cli.command import command
-from driftctl.cli.flag_groups import (
-    cluster_flags,
-    drift_flags,
-    lock_flags,
-    policy_flags,
-    source_flags,
-    verify_flags,
-    watch_flags,
-    watching_notify_flags,
-)
-from driftctl.cli.flags import flag
-from driftctl.cli.logs import Log, log_format_flag, logged
-from driftctl.settings import (
-    MAX_EVENTS,
-    Cluster,
-    Drift,
-    Lock,
-    Notify,
-    Policy,
-    Source,
-    Verify,
-    Watch,
-)
+from driftctl.cli.logs import Log, logged
+from driftctl.settings import WatchRequest
 
 
 @command(
+    WatchRequest,
+    logged=logged,
     examples=[
         "# The operator form of apply, as operator/ runs it:",
         "$ driftctl watch --repo https://git.example.com/you/webapps.git --ref main --path apps",
         "# Look at Git every 30 seconds, a full pass every 10 minutes, JSON logs:",
         "$ driftctl watch --ref main --path apps --git-poll 30s --resync 10m --log-format json",
-    ]
+    ],
 )
-@logged
-@source_flags
-@cluster_flags
-@policy_flags
-@drift_flags
-@verify_flags
-@lock_flags
-@flag(
-    "max-events",
-    type=click.IntRange(min=0),
-    default=MAX_EVENTS,
-    help="Most Kubernetes Events one reconcile records (one per changed WebApp).",
-)
-@watch_flags
-@watching_notify_flags
-@log_format_flag
-def watch(
-    *,
-    log: Log,
-    source: Source,
-    cluster: Cluster,
-    policy: Policy,
-    drift: Drift,
-    verify: Verify,
-    lock: Lock,
-    max_events: int,
-    settings: Watch,
-    notify: Notify,
-) -> None:
+def watch(*, request: WatchRequest, log: Log) -> None:
     """Keep the cluster equal to Git continuously: the operator form of `apply`.
 
     One active process per instance: it takes the run lock's Lease (renewed; released on
@@ -91,16 +41,13 @@ def watch(
     """
     from driftctl.pipeline import watch as run
 
-    stop = _stopped_by_signals()
-    cluster = dataclasses.replace(cluster, max_events=max_events)
-    setup = run.Setup(source, cluster, policy, lock, settings, drift, notify, verify)
     run.watch(
-        setup,
+        request,
         environ=os.environ,
         notice=log.retry,
         say=log.say,
         progress=log.progress("text"),
-        stop=stop,
+        stop=_stopped_by_signals(),
     )
 
 

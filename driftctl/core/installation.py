@@ -19,13 +19,13 @@ upgrade-and-uninstall.md says: the runs stopped first, the finalizers released, 
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
 from driftctl.errors import UsageError
+from driftctl.settings.install import DEFAULT_SCHEDULE, Form, GitAuth, Install, Rbac
 
 Obj = dict[str, Any]
 NAMESPACE = c.LOCK_NAMESPACE
@@ -36,30 +36,7 @@ GIT_SECRET = "driftctl-git"
 GIT_FILES = "/var/run/secrets/driftctl/git"
 KEYS_SECRET = "driftctl-keys"
 KEY_FILES = "/var/run/secrets/driftctl/keys"
-DEFAULT_SCHEDULE = "*/5 * * * *"
 _NAME_LABEL = {c.NAME_LABEL: NAME}
-
-
-class Form(enum.StrEnum):
-    """How driftctl runs in the cluster: a CronJob of `apply`, or `watch` (operator/)."""
-
-    CRONJOB = "cronjob"
-    OPERATOR = "operator"
-
-
-class Rbac(enum.StrEnum):
-    """What driftctl may touch: WebApps and Deployments everywhere, or in some namespaces."""
-
-    CLUSTER = "cluster"
-    NAMESPACED = "namespaced"
-
-
-class GitAuth(enum.StrEnum):
-    """Which files of the Secret driftctl-git the settings name (none: a public repository)."""
-
-    NONE = "none"
-    TOKEN = "token"
-    SSH = "ssh"
 
 
 @dataclass(frozen=True)
@@ -76,6 +53,14 @@ class Installation:
     target_namespaces: tuple[str, ...] = ()
     instance: str = c.DEFAULT_INSTANCE
     git_auth: GitAuth = GitAuth.NONE
+
+    @classmethod
+    def of(cls, told: Install, instance: str) -> Installation:
+        """The installation `driftctl install` is told, for `instance`."""
+        return cls(
+            told.repo, told.ref, told.path, told.image, told.schedule, told.form, told.rbac,
+            told.target_namespaces, instance, told.git_auth,
+        )  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.rbac is Rbac.NAMESPACED and not self.target_namespaces:

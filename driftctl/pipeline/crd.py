@@ -13,7 +13,7 @@ from driftctl import __version__
 from driftctl import conventions as c
 from driftctl.core.planning.installed_crd import comparable_spec
 from driftctl.core.source.crd import webapp_crd
-from driftctl.pipeline.engine import Notice, open_cluster
+from driftctl.pipeline.runs import Notice, open_cluster
 from driftctl.render.manifests import diff_text
 from driftctl.settings import Cluster
 from driftctl.shell.live_state import fetch_crd

@@ -21,20 +21,16 @@ The plan sequence is written here once:
 against one reading; `watch` one WebApp (a focus), its memory of it and the guards' counts
 of the whole instance (its lookups then go by name), or all of its memory for a full pass.
 Apply dry-runs only objects that exist: a create answers for itself; watch dry-runs none:
-nobody reads its plans, and each write's answer tells what it changed. A plan is carried
-out by the applier of `applier_for`, held by a run lock (the Lease of `lease_of`). Decides
+nobody reads its plans, and each write's answer tells what it changed. The client, the
+Lease, the situation and the applier under the run lock are pipeline.runs'. Decides
 nothing, prints nothing.
 """
 
 from __future__ import annotations
 
-import datetime
-import os
-import socket
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 
-from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
 from driftctl.core.planning.check import shared_answers
 from driftctl.core.planning.controls import Situation
@@ -44,36 +40,15 @@ from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.removals import PruneCounts
-from driftctl.core.planning.scope import out_of_scope
 from driftctl.core.planning.selection import selected_places, unknown_names
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place, WebApp
-from driftctl.errors import InvalidDesiredState, UsageError
-from driftctl.settings import EVERYTHING, WHOLE, Cluster, Drift, Lock, Policy, Selection, Shard
-from driftctl.shell.apply import Applier, Progress, Tick, dry_run, dry_run_reverts, no_tick
-from driftctl.shell.cleanup import Deleter
-from driftctl.shell.events import Recorder
-from driftctl.shell.kube import ApiError, Deadline, Kube, connect
+from driftctl.errors import UsageError
+from driftctl.pipeline.runs import utc_now
+from driftctl.settings import EVERYTHING, WHOLE, Cluster, Drift, Policy, Selection, Shard
+from driftctl.shell.apply import Tick, dry_run, dry_run_reverts, no_tick
+from driftctl.shell.kube import Kube
 from driftctl.shell.live_state import read_found, read_live
-from driftctl.shell.lock import RunLock, read_lease
-
-Notice = Callable[[str], None]  # where retries and warnings are reported as they happen
-
-
-def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
-    """A client of the cluster, its retries bounded by --timeout."""
-    api = connect(cluster.kubeconfig, cluster.context, pool_size=cluster.concurrency + 1)
-    return Kube(api, Deadline(cluster.timeout), notice=notice)
-
-
-def in_scope(desired: DesiredState, cluster: Cluster) -> DesiredState:
-    """`desired`, unless it names a namespace out of --target-namespaces (InvalidDesiredState)
-    or was read from a file rather than a folder (UsageError: a run prunes what it lacks)."""
-    problems = list(out_of_scope(desired.webapps, cluster.namespaces))
-    if problems:
-        raise InvalidDesiredState(problems)
-    return desired.of_a_whole_folder()
-
 
 # -- the plan sequence ---------------------------------------------------------------
 
@@ -190,29 +165,19 @@ def make_plans(
 
 def make_plan(
     kube: Kube,
-    desired: DesiredState,
     cluster: Cluster,
-    policy: Policy,
-    shard: Shard = WHOLE,
+    goal: Goal,
     *,
     situation: Situation | None = None,
-    drift: Drift | None = None,
+    shard: Shard = WHOLE,
     for_apply: bool = False,
     tick: Tick = no_tick,
-    selection: Selection = EVERYTHING,
 ) -> tuple[Plan, LiveState]:
-    """The exact plan of one desired state (of one shard, of the WebApps `selection`
-    picks), from fresh LISTs: `plan`'s, and with `for_apply` the batch run's (apply, and
-    watch's full passes)."""
-    goal = Goal(desired, policy, drift or Drift(), selection=selection)
+    """The exact plan of one goal (of one shard), from fresh LISTs: `plan`'s, and with
+    `for_apply` the batch run's (apply, and watch's full passes)."""
+    asking = Asking(for_apply=for_apply)
     planned = make_plans(
-        kube,
-        cluster,
-        [goal],
-        situation=situation,
-        shard=shard,
-        asking=Asking(for_apply=for_apply),
-        tick=tick,
+        kube, cluster, [goal], situation=situation, shard=shard, asking=asking, tick=tick
     )
     return planned.plans[0], planned.live
 
@@ -233,40 +198,6 @@ def _prepare(
         by_place=goal.desired.by_place if goal.counts is not None else None,
         counts=goal.counts,
     )
-
-
-# -- the situation: the time, and whether the instance is suspended ---------------------
-
-
-def utc_now() -> datetime.datetime:
-    """The run's time: read once, here, and handed to the core."""
-    return datetime.datetime.now(datetime.UTC)
-
-
-def situation_read(kube: Kube, lease: LeaseRef, notice: Notice) -> Situation:
-    """The situation of a run that takes no lock (plan, check): the instance's Lease read
-    once. A Lease no run took yet suspends nothing; one this account may not read leaves the
-    suspension unknown, which is said (`notice`), and the plan is made as if there were none.
-    """
-    try:
-        found = read_lease(kube, lease)
-    except ApiError as refused:
-        if refused.status != FORBIDDEN:
-            raise
-        notice(
-            f"cannot read {lease.display} ({refused.short}): whether the instance is "
-            "suspended is not known; planned as if it is not"
-        )
-        found = None
-    return Situation.of(utc_now(), found, lease.display)
-
-
-def situation_held(lock: RunLock, lease: LeaseRef) -> Situation:
-    """The situation of a run holding the lock: the Lease as its last write returned it."""
-    return Situation.of(utc_now(), lock.lease, lease.display)
-
-
-FORBIDDEN = 403
 
 
 def _asked(
@@ -298,51 +229,3 @@ def _dry_run_applies(
     return answers
 
 
-# -- carrying a plan out under the run lock ----------------------------------------------
-
-
-def applier_for(
-    kube: Kube,
-    cluster: Cluster,
-    lock: RunLock,
-    plan: Plan,
-    progress: Progress,
-    *,
-    concurrency: int | None = None,
-    verified: tuple[str, str] | None = None,
-) -> Applier:
-    """The applier of one plan, held by `lock`: its Events capped and summed up on the
-    lock's Lease, stopping when the Lease is lost; `verified` (the commit and the key that
-    signed it, --verify) goes into the status of the WebApps written at that commit."""
-    now = utc_now()
-    recorder = Recorder(kube, now, cap=cluster.max_events, run=lock.lease, revision=plan.revision)
-    return Applier(
-        kube,
-        Deleter(kube, cluster.field_manager),
-        recorder,
-        now,
-        cluster.field_manager,
-        cluster.concurrency if concurrency is None else concurrency,
-        progress=progress,
-        stop_requested=lambda: stop_reason(kube, lock),
-        verified=verified,
-    )
-
-
-def lease_of(cluster: Cluster, lock: Lock, shard: Shard = WHOLE) -> LeaseRef:
-    """The Lease of this instance's (or shard's) run lock, the same wherever the run runs."""
-    return LeaseRef(lock.namespace, cluster.instance, shard)
-
-
-def stop_reason(kube: Kube, lock: RunLock) -> str | None:
-    """Why the rest of a run must not write: its lock was lost, or its --timeout ran out."""
-    if lock.lost:
-        return "the run lost its lock; the next run goes on"
-    if kube.deadline.remaining() <= 0:
-        return f"the run's --timeout ({kube.deadline.seconds:g}s) ran out; the next run goes on"
-    return None
-
-
-def holder_identity() -> str:
-    """Who holds the lock: the host (the Pod's name in a CronJob) and the process."""
-    return f"{socket.gethostname()}/{os.getpid()}"

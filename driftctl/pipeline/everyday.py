@@ -29,25 +29,20 @@ from driftctl.core.planning.overview import (
 from driftctl.core.planning.plan import prepare
 from driftctl.core.planning.saved_plan import SavedPlan, parse_saved_plan
 from driftctl.core.source.crd import webapp_crd
-from driftctl.pipeline.engine import Notice, in_scope, lease_of, open_cluster
 from driftctl.pipeline.offline import load_desired
-from driftctl.settings import Cluster, Drift, Lock, Policy, Source
+from driftctl.pipeline.runs import Notice, in_scope, lease_of, open_cluster
+from driftctl.settings import Cluster, Policy, StatusRequest
 from driftctl.shell.live_state import read_live
 from driftctl.shell.lock import read_lease
 from driftctl.shell.plan_file import read_plan_file
 
 
 def status(
-    source: Source,
-    cluster: Cluster,
-    lock: Lock,
-    *,
-    drift: Drift,
-    environ: Mapping[str, str],
-    notice: Notice,
+    request: StatusRequest, *, environ: Mapping[str, str], notice: Notice
 ) -> tuple[InstanceStatus, LockState]:
     """The `status` command: the instance's WebApps against Git, from its LISTs, and its run
     lock, from its Lease."""
+    source, cluster, lock, drift = request.source, request.cluster, request.lock, request.drift
     desired = in_scope(load_desired(source, environ), cluster)
     kube = open_cluster(cluster, notice)
     live = read_live(kube, cluster.instance, namespaces=cluster.namespaces)

@@ -36,8 +36,8 @@ from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import ClusterError, UsageError
-from driftctl.pipeline.engine import Notice, open_cluster
-from driftctl.settings import Cluster, namespace_list
+from driftctl.pipeline.runs import Notice, open_cluster
+from driftctl.settings import Cluster, Removal, namespace_list
 from driftctl.shell.kube import Kube
 
 MANAGER = "driftctl-install"
@@ -75,21 +75,6 @@ def _until(kube: Kube, done: Callable[[], bool], what: str) -> None:
                 f"gave up waiting for {what} after --timeout ({kube.deadline.seconds:g}s)"
             )
         time.sleep(POLL_SECONDS)
-
-
-@dataclass(frozen=True)
-class Removal:
-    """What `uninstall` takes away besides driftctl: the instance's WebApps, the CRD."""
-
-    webapps: bool = False
-    crd: bool = False
-
-    def __post_init__(self) -> None:
-        if self.crd and not self.webapps:
-            raise UsageError(
-                "--delete-crd needs --delete-webapps",
-                hint="deleting the CRD deletes every WebApp, and so every Deployment",
-            )
 
 
 def uninstall(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from driftctl.core.api.lease import LeaseRef, Verified, verified_of
@@ -61,15 +61,20 @@ def anchor_in(kube: Kube, ref: LeaseRef) -> str | None:
     return recorded.revision if recorded else None
 
 
-def verify(
-    desired: DesiredState,
-    source: Source,
-    settings: Verify,
-    anchor: str | None,
-    environ: Mapping[str, str],
-) -> DesiredState:
+@dataclass(frozen=True)
+class Checking:
+    """What verifying a revision needs: the source it is read from, the --verify settings,
+    and the environment (Git's credentials)."""
+
+    source: Source
+    settings: Verify
+    environ: Mapping[str, str]
+
+
+def verify(desired: DesiredState, checking: Checking, anchor: str | None) -> DesiredState:
     """`desired` with its revision marked verified (by the key that signed it), or
     UntrustedRevision: a commit not trusted, or a rewind without --allow-rewind."""
+    source, settings, environ = checking.source, checking.settings, checking.environ
     if not settings.enabled:
         return desired
     revision = desired.revision
@@ -94,30 +99,22 @@ def verify(
 
 
 def verified_against(
-    kube: Kube,
-    ref: LeaseRef,
-    desired: DesiredState,
-    source: Source,
-    settings: Verify,
-    *,
-    environ: Mapping[str, str],
+    kube: Kube, ref: LeaseRef, desired: DesiredState, checking: Checking
 ) -> tuple[DesiredState, str | None]:
     """`verify` against the anchor the Lease records now; the anchor with it."""
-    if not settings.enabled:
+    if not checking.settings.enabled:
         return desired, None
     anchor = anchor_in(kube, ref)
-    return verify(desired, source, settings, anchor, environ), anchor
+    return verify(desired, checking, anchor), anchor
 
 
 def take_lock(
     run_lock: RunLock,
     desired: DesiredState,
-    source: Source,
-    settings: Verify,
+    checking: Checking,
     *,
     timeout: float,
     anchor: str | None,
-    environ: Mapping[str, str],
     reload: Callable[[], DesiredState] | None = None,
     waiting: Callable[[str], None] = lambda line: None,
 ) -> DesiredState:
@@ -135,7 +132,7 @@ def take_lock(
         except AnchorMoved as moved:
             anchor = moved.anchor
             fresh = reload() if reload is not None else unverified
-            desired = verify(fresh, source, settings, anchor, environ)
+            desired = verify(fresh, checking, anchor)
             continue
         return desired
     raise ClusterError(

@@ -37,7 +37,7 @@ from driftctl.core.planning.status import (
 from driftctl.core.planning.waiting import finished, pending, waited_for
 from driftctl.core.source.schema import Schema
 from driftctl.render.progress import ROLLING_OUT
-from driftctl.settings import Cluster, Wait
+from driftctl.settings import ApplyRequest
 from driftctl.shell.apply import Progress, StatusFailed, write_status
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import Kube
@@ -112,21 +112,37 @@ class _How:
     schema: Schema | None = None  # the installed CRD's status, when it is not driftctl's
 
 
+@dataclass(frozen=True)
+class Applied:
+    """What a wait follows: the plan carried out, its report, and the installed CRD (a
+    status written holds only what it declares)."""
+
+    plan: Plan
+    report: ApplyReport
+    crd: InstalledCrd = OWN
+
+
+@dataclass(frozen=True)
+class Clock:
+    """How a wait tells and passes time (a test's own, or the process's)."""
+
+    sleep: Callable[[float], None] = time.sleep
+    now: Callable[[], float] = time.monotonic
+
+
 def wait_for_rollouts(
     kube: Kube,
-    cluster: Cluster,
-    plan: Plan,
-    report: ApplyReport,
+    request: ApplyRequest,
+    applied: Applied,
     *,
-    wait: Wait,
     progress: Progress,
     stop_requested: Callable[[], str | None] = lambda: None,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-    crd: InstalledCrd = OWN,
+    clock: Clock = Clock(),
 ) -> ApplyReport:
-    """`report` with each waited-for rollout's end (module docstring); each status written
-    holds only what the installed CRD (`crd`) declares."""
+    """The applied report with each waited-for rollout's end (module docstring), waiting
+    as `request.wait` says, recording Events as `request.recording` does."""
+    plan, report, crd, cluster = applied.plan, applied.report, applied.crd, request.cluster
+    wait, sleep = request.wait, clock.sleep
     state = _Wait(set(waited_for(report)), dict(report.rollouts), list(report.ended))
     state.complete_once = {k for k in state.waited if state.states[k] is RolloutState.COMPLETE}
     failed = {each.key for each in report.outcomes if each.outcome is Outcome.FAILED}
@@ -134,8 +150,9 @@ def wait_for_rollouts(
     facts = {k: dataclasses.replace(facts_of(plan, k, failed), corrected=()) for k in state.waited}
     client = kube.with_deadline(wait.timeout)
     now = datetime.datetime.now(datetime.UTC)
-    recorder = Recorder(client, now, cap=cluster.max_events, revision=plan.revision)
-    give_up = clock() + wait.timeout
+    cap = request.recording.max_events
+    recorder = Recorder(client, now, cap=cap, revision=plan.revision)
+    give_up = clock.now() + wait.timeout
     total = len(state.waited)
     progress.tick(ROLLING_OUT, total - len(state.left), total)
 
@@ -149,8 +166,8 @@ def wait_for_rollouts(
         return _look(client, key, how, recorder=recorder, progress=progress)
 
     with ThreadPoolExecutor(max_workers=max(cluster.concurrency, 1)) as pool:
-        while state.left and clock() < give_up and stop_requested() is None:
-            sleep(max(min(POLL_SECONDS, give_up - clock()), 0))
+        while state.left and clock.now() < give_up and stop_requested() is None:
+            sleep(max(min(POLL_SECONDS, give_up - clock.now()), 0))
             for seen in pool.map(look, state.left):
                 state.saw(seen)
             progress.tick(ROLLING_OUT, total - len(state.left), total)

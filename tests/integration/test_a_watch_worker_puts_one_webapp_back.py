@@ -22,14 +22,13 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import Outcome
 from driftctl.core.source.model import Place
 from driftctl.core.watch.census import Census
-from driftctl.pipeline.engine import holder_identity, lease_of, open_cluster
+from driftctl.pipeline.runs import holder_identity, lease_of, open_cluster
 from driftctl.pipeline.offline import load_desired
-from driftctl.pipeline.watch import Setup
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
-from driftctl.pipeline.watch.reconcile import Reconciler
+from driftctl.pipeline.watch.reconcile import Memory, Reconciler
 from driftctl.pipeline.watch.setup import Runtime
-from driftctl.settings import WHOLE, Cluster, Lock, Policy, Source, Watch
+from driftctl.settings import WHOLE, Cluster, Lock, Source, WatchRequest
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import connect
 from driftctl.shell.live_state import read_live
@@ -61,7 +60,7 @@ def requests_made(before: Requests, after: Requests) -> Counter[str]:
 
 def shop_scaled_by_hand(
     harness: Harness, others: dict[str, tuple[str, int]] | None = None
-) -> Setup:
+) -> WatchRequest:
     """WebApp shop (2 replicas) and `others` applied, shop's Deployment then scaled to 9 by
     hand; what `watch` would be told for them."""
     harness.declare({"shop": ("nginx:1.27", 2), **(others or {})})
@@ -70,7 +69,7 @@ def shop_scaled_by_hand(
     harness.kubectl("scale", "deployment/shop", "--replicas=9", "-n", harness.namespace)
     cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
     source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
-    return Setup(source, cluster, Policy(), Lock(LOCK_NAMESPACE), Watch())
+    return WatchRequest(source=source, cluster=cluster, lock=Lock(namespace=LOCK_NAMESPACE))
 
 
 def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
@@ -91,9 +90,7 @@ def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
     worker = Reconciler(
         setup,
         desired,
-        view=census.view,
-        counts=census.counts,
-        client=lambda: kube,
+        memory=Memory(census.view, census.counts, lambda: kube),
         lock=lock,
         progress=Progress(),
     )
@@ -143,9 +140,7 @@ def test_a_second_reconcile_before_the_events_come_back_reads_the_first_ones_wri
     worker = Reconciler(
         setup,
         desired,
-        view=feed.view,
-        counts=feed.counts,
-        client=feed.client,
+        memory=Memory(feed.view, feed.counts, feed.client),
         lock=lock,
         progress=Progress(),
     )

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from driftctl.core.installation import Form, GitAuth, Installation, Rbac, manifests
+from driftctl.core.installation import Installation, manifests
+from driftctl.settings.install import Form, GitAuth, Rbac
 from tests.support.kustomize import CRONJOB, render
 from tests.support.paths import ROOT
 

@@ -18,6 +18,5 @@ stops the process (exit 6). Nothing is decided here.
 """
 
 from driftctl.pipeline.watch.leader import watch
-from driftctl.pipeline.watch.setup import Setup
 
-__all__ = ["Setup", "watch"]
+__all__ = ["watch"]

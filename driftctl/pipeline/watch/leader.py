@@ -26,16 +26,16 @@ from driftctl.core.api.lease import Standing, Term
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import LockHeld
 from driftctl.pipeline import trust
-from driftctl.pipeline.engine import Notice, holder_identity, in_scope, lease_of
 from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.runs import Notice, holder_identity, in_scope, lease_of
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.passes import Passes
-from driftctl.pipeline.watch.reconcile import Reconciler
-from driftctl.pipeline.watch.setup import Runtime, Setup
+from driftctl.pipeline.watch.reconcile import Memory, Reconciler
+from driftctl.pipeline.watch.setup import Runtime
 from driftctl.pipeline.watch.workers import Workers
-from driftctl.settings import Shard
+from driftctl.settings import Shard, WatchRequest
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
@@ -47,7 +47,7 @@ LOST_HINT = "this process stops; started again, it waits as a standby"
 
 
 def watch(
-    setup: Setup,
+    setup: WatchRequest,
     *,
     environ: Mapping[str, str],
     notice: Notice,
@@ -63,9 +63,8 @@ def watch(
     api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
     kube = Kube(api, Deadline(cluster.timeout), notice=notice)
     lease = lease_of(cluster, setup.lock, setup.pace.shards[0])
-    desired, anchor = trust.verified_against(
-        kube, lease, desired, setup.source, setup.verify, environ=environ
-    )
+    checking = trust.Checking(setup.source, setup.verify, environ)
+    desired, anchor = trust.verified_against(kube, lease, desired, checking)
     controller = Controller(setup, api, desired, runtime, anchor=anchor)
     where = (setup.pace.metrics_host, setup.pace.metrics_port)
     server = probes.serve(where, controller.metrics.registry, controller.ready)
@@ -77,7 +76,7 @@ def watch(
         server.shutdown()
 
 
-def _gatherer(setup: Setup, shard: Shard, warn: Notice) -> Gatherer | None:
+def _gatherer(setup: WatchRequest, shard: Shard, warn: Notice) -> Gatherer | None:
     """Whom the digests of one shard's watch go to, one per --notify-window (None: nobody)."""
     if not setup.notify.anyone:
         return None
@@ -89,7 +88,7 @@ class Controller:
 
     def __init__(
         self,
-        setup: Setup,
+        setup: WatchRequest,
         api: Any,
         desired: DesiredState,
         runtime: Runtime,
@@ -102,7 +101,7 @@ class Controller:
         self._lease_kube = Kube(
             api, Deadline(float("inf")), notice=runtime.notice, answered=self._lease_written
         )
-        self._term = Term.of(setup.pace.lease_duration)
+        self._term = Term.of(int(setup.pace.lease_duration))
         self._leading: Leading | None = None
         self._standby = False  # other processes hold the Lease (each shard's)
 
@@ -177,14 +176,13 @@ class Controller:
         def reload() -> DesiredState:
             return in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
 
+        checking = trust.Checking(setup.source, setup.verify, runtime.environ)
         self._desired = trust.take_lock(
             lock,
             self._desired,
-            setup.source,
-            setup.verify,
+            checking,
             timeout=0,
             anchor=self._anchor,
-            environ=runtime.environ,
             reload=reload,
         )
         verified = self._desired.revision.verified
@@ -204,7 +202,7 @@ class Leading:
 
     def __init__(
         self,
-        setup: Setup,
+        setup: WatchRequest,
         api: Any,
         desired: DesiredState,
         runtime: Runtime,
@@ -218,9 +216,7 @@ class Leading:
         self.reconciler = Reconciler(
             setup,
             desired,
-            view=self.feed.view,
-            counts=self.feed.counts,
-            client=self.feed.client,
+            memory=Memory(self.feed.view, self.feed.counts, self.feed.client),
             lock=lock,
             progress=runtime.progress,
             shard=shard,

@@ -34,13 +34,14 @@ from driftctl.core.watch.queue import Urgency
 from driftctl.core.watch.work import PassTally, work_of
 from driftctl.errors import DriftctlError, UntrustedRevision
 from driftctl.pipeline import trust
-from driftctl.pipeline.engine import in_scope
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.runs import in_scope
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.reconcile import Reconciler
-from driftctl.pipeline.watch.setup import Runtime, Setup
+from driftctl.pipeline.watch.setup import Runtime
 from driftctl.pipeline.watch.workers import Workers
+from driftctl.settings import WatchRequest
 from driftctl.shell.git_source import head_of
 from driftctl.shell.lock import RunLock
 
@@ -50,7 +51,7 @@ class Passes:
 
     def __init__(
         self,
-        setup: Setup,
+        setup: WatchRequest,
         runtime: Runtime,
         reconciler: Reconciler,
         *,

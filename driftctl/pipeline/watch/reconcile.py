@@ -35,17 +35,9 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
 from driftctl.core.watch.queue import Urgency
-from driftctl.pipeline.engine import (
-    Asking,
-    Goal,
-    Plans,
-    applier_for,
-    lease_of,
-    make_plans,
-    situation_held,
-)
-from driftctl.pipeline.watch.setup import Setup
-from driftctl.settings import WHOLE, Shard
+from driftctl.pipeline.engine import Asking, Goal, Plans, make_plans
+from driftctl.pipeline.runs import applier_for, lease_of, situation_held
+from driftctl.settings import WHOLE, Shard, WatchRequest
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Kube
 from driftctl.shell.live_state import read_crd
@@ -75,17 +67,26 @@ class Searched:
         )
 
 
+@dataclass(frozen=True)
+class Memory:
+    """What a reconcile reads instead of the cluster: one WebApp's view (its objects and
+    what the memory holds of others'), the guards' counts of the whole instance (given the
+    WebApps Git declares), and a client for what it still sends (the feed's)."""
+
+    view: Callable[[Place], LiveState]
+    counts: Callable[[int], PruneCounts]
+    client: Callable[[], Kube]
+
+
 class Reconciler:
     """Plans and carries out toward `desired`, under `lock`."""
 
     def __init__(
         self,
-        setup: Setup,
+        setup: WatchRequest,
         desired: DesiredState,
         *,
-        view: Callable[[Place], LiveState],
-        counts: Callable[[int], PruneCounts],
-        client: Callable[[], Kube],
+        memory: Memory,
         lock: RunLock,
         progress: Progress,
         shard: Shard = WHOLE,
@@ -94,7 +95,8 @@ class Reconciler:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self.searched = Searched()  # replaced by each full pass
         self.crd: InstalledCrd = OWN  # as the last full pass read it
-        self._setup, self._view, self._counts, self._client = setup, view, counts, client
+        self._setup, self._view = setup, memory.view
+        self._counts, self._client = memory.counts, memory.client
         self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
 
     def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
@@ -125,6 +127,7 @@ class Reconciler:
             self._progress,
             concurrency=1,
             verified=desired.revision.verified,
+            recording=setup.recording,
         )
         report = applier.carry_out(plan, planned.live)
         self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))

@@ -1,9 +1,7 @@
-"""What one `watch` process is told and what it is handed: values only.
-
-`Setup` is what the command line says (apply's settings and watch's own pacing); `Runtime`
-is what the process is handed from outside (its environment, where it speaks, its stop
-signal, its clock), so that each part of the process can be built on its own, in a test
-too.
+"""What one `watch` process is handed from outside, beside its request (the settings,
+driftctl.settings.WatchRequest): its environment, where it speaks, its stop signal, its
+clock (`Runtime`), so that each part of the process can be built on its own, in a test
+too. Values only.
 """
 
 from __future__ import annotations
@@ -12,26 +10,11 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from driftctl.core.notify.facts import RunFacts
-from driftctl.pipeline.engine import Notice
-from driftctl.settings import NO_VERIFY, Cluster, Drift, Lock, Notify, Policy, Source, Verify, Watch
+from driftctl.pipeline.runs import Notice
 from driftctl.shell.apply import Progress
-
-
-@dataclass(frozen=True)
-class Setup:
-    """Everything `watch` was told: the same settings as apply's, and its own pacing."""
-
-    source: Source
-    cluster: Cluster
-    policy: Policy
-    lock: Lock
-    pace: Watch
-    drift: Drift = field(default_factory=Drift)
-    notify: Notify = field(default_factory=Notify)
-    verify: Verify = NO_VERIFY
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,16 @@ Keys (in this order):
     instance, fieldManager, shard ("shard I of N"; a sharded plan is that shard's alone)
     source       {source: "<url>#<path>", commit, namespace (of WebApps that name none)}
     crd          {name, version, digest: sha256 of the generated CRD}
-    policy       {prune, allowEmpty, maxPrune (N, P% or null), recreate, prunePolicy,
-                 propagation, quarantineGrace ("24h"), changePolicy, driftPolicy,
-                 windows (["deny 0 18 * * 5 for 64h ..."]), overrideWindows}
-    drift        {overrideManagers, ignore (["Kind:/pointer"]), ignoreManagers}: what counted
-                 as drift (rules in a WebApp's annotation come from Git at the commit); a
-                 file from before drift settings were saved has none, read as the defaults
+    policy       the settings of driftctl.settings.Policy, a key per setting: its field in
+                 camelCase, its value as the setting's kind writes it (driftctl.settings.
+                 recorded): {prune, allowEmpty, maxPrune (N, P% or null), recreate,
+                 changePolicy, driftPolicy, prunePolicy, propagation, quarantineGrace
+                 ("1d"), windows (["deny 0 18 * * 5 for 64h ..."]), overrideWindows}; a
+                 key a file lacks is read as its default (a setting added later)
+    drift        the same of driftctl.settings.Drift: {overrideManagers, ignore
+                 (["Kind:/pointer"]), ignoreManagers}: what counted as drift (rules in a
+                 WebApp's annotation come from Git at the commit); a file from before drift
+                 settings were saved has none, read as the defaults
     declared     the WebApps whose status a run writes: [{kind, namespace, name}]
     refusals     the prune guards' messages
     suspended    why the instance was suspended when the plan was made ("": it was not)
@@ -45,12 +49,11 @@ so a new kind of action whose fields are among `_FIELDS` needs nothing here.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import json
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 from driftctl import __version__
 from driftctl import conventions as c
@@ -72,11 +75,11 @@ from driftctl.core.planning.saved_plan.identity import CrdIdentity, PlanIdentity
 from driftctl.core.planning.saved_plan.recheck import Base, SavedPlan, base_of
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Place
-from driftctl.errors import UsageError
-from driftctl.ignore_rules import IgnoreRule
-from driftctl.schedules import duration_text
 from driftctl.settings import Drift, Policy
+from driftctl.settings.declare import Grouped
+from driftctl.settings.recorded import from_recorded, recorded_json
 
+G = TypeVar("G", bound=Grouped)
 FORMAT = "driftctl.example.com/saved-plan"
 VERSION = 2
 READABLE = (1, 2)  # the versions this driftctl reads
@@ -94,8 +97,8 @@ def saved_plan_json(
         "version": VERSION,
         "driftctl": __version__,
         **_identity_json(identity),
-        "policy": _policy_json(policy),
-        "drift": _drift_json(drift or Drift()),
+        "policy": recorded_json(policy),
+        "drift": recorded_json(drift or Drift()),
         "declared": [_key_json(key) for key in plan.declared],
         "refusals": list(plan.refusals),
         "suspended": plan.suspended,
@@ -126,7 +129,8 @@ def parse_saved_plan(text: str, file: str) -> SavedPlan:
             hint="make the plan again with this driftctl",
         )
     identity = _identity(check, root)
-    policy = _policy(check, check.mapping(root.get("policy"), "policy"))
+    check.mapping(root.get("policy"), "policy")
+    policy = _recorded(check, root, Policy, "policy")
     declared = tuple(_key(check, *each) for each in check.each(root.get("declared"), "declared"))
     refusals = check.names(root.get("refusals"), "refusals")
     bases: dict[ObjectKey, Base | None] = {}
@@ -143,7 +147,7 @@ def parse_saved_plan(text: str, file: str) -> SavedPlan:
     }
     suspended = check.string(root.get("suspended", ""), "suspended")
     plan = Plan(tuple(actions), declared, refusals, identity.commit, lifted, suspended)
-    drift = _drift(check, check.mapping(root.get("drift", {}), "drift"))
+    drift = _recorded(check, root, Drift, "drift")
     return SavedPlan(identity, policy, plan, bases, drift)
 
 
@@ -183,88 +187,14 @@ def _identity(check: Checks, root: dict[str, Any]) -> PlanIdentity:
     )
 
 
-def _policy_json(policy: Policy) -> dict[str, Any]:
-    return {
-        "prune": policy.prune,
-        "allowEmpty": policy.allow_empty,
-        "maxPrune": None if policy.max_prune is None else str(policy.max_prune),
-        "recreate": policy.recreate,
-        "prunePolicy": str(policy.prune_policy),
-        "propagation": str(policy.propagation),
-        "quarantineGrace": duration_text(policy.quarantine_grace),
-        "changePolicy": str(policy.change_policy),
-        "driftPolicy": str(policy.drift_policy),
-        "windows": [str(window) for window in policy.windows],
-        "overrideWindows": policy.override_windows,
-    }
+def _recorded(check: Checks, document: dict[str, Any], group: type[G], where: str) -> G:
+    """A group of recorded settings (driftctl.settings.recorded); a version 1 file has no
+    controls, and a file from before drift settings were saved no drift: the defaults."""
 
+    def fail(key: str, reason: str) -> NoReturn:
+        check.fail(f"{where}.{key}" if key else where, reason)
 
-def _policy(check: Checks, policy: dict[str, Any]) -> Policy:
-    """The policy a plan was made with; a version 1 file has no controls: the defaults."""
-    limit = policy.get("maxPrune")
-    if limit is not None and not isinstance(limit, str):
-        check.fail("policy.maxPrune", "must be a string or null")
-    default = Policy()
-    grace = policy.get("quarantineGrace", duration_text(default.quarantine_grace))
-    overridden = policy.get("overrideWindows", False)
-    prune = check.flag(policy.get("prune"), "policy.prune")
-    allow_empty = check.flag(policy.get("allowEmpty"), "policy.allowEmpty")
-    recreate = check.flag(policy.get("recreate"), "policy.recreate")
-    prune_policy = _choice(check, policy, "prunePolicy", default.prune_policy)
-    propagation = _choice(check, policy, "propagation", default.propagation)
-    change_policy = _choice(check, policy, "changePolicy", default.change_policy)
-    drift_policy = _choice(check, policy, "driftPolicy", default.drift_policy)
-    windows = check.names(policy.get("windows", []), "policy.windows")
-    override_windows = check.flag(overridden, "policy.overrideWindows")
-    try:
-        return Policy.of(
-            prune=prune,
-            allow_empty=allow_empty,
-            max_prune=limit,
-            recreate=recreate,
-            prune_policy=prune_policy,
-            prune_propagation=propagation,
-            quarantine_grace=check.string(grace, "policy.quarantineGrace"),
-            change_policy=change_policy,
-            drift_policy=drift_policy,
-            window=windows,
-            override_windows=override_windows,
-        )
-    except UsageError as bad:
-        where = "policy.maxPrune" if bad.message.startswith("--max-prune") else "policy"
-        check.fail(where, bad.message)
-
-
-def _choice(check: Checks, policy: dict[str, Any], key: str, default: enum.StrEnum) -> str:
-    value = check.string(policy.get(key, str(default)), f"policy.{key}")
-    if value not in tuple(type(default)):
-        check.fail(f"policy.{key}", f"{value!r} is not one of {', '.join(type(default))}")
-    return value
-
-
-def _drift_json(drift: Drift) -> dict[str, Any]:
-    return {
-        "overrideManagers": list(drift.override_managers),
-        "ignore": [str(rule) for rule in drift.ignore],
-        "ignoreManagers": list(drift.ignore_managers),
-    }
-
-
-def _drift(check: Checks, drift: dict[str, Any]) -> Drift:
-    overrides = drift.get("overrideManagers")
-    managers = (
-        Drift().override_managers
-        if overrides is None
-        else check.names(overrides, "drift.overrideManagers")
-    )
-    rules = []
-    for n, text in enumerate(check.names(drift.get("ignore", []), "drift.ignore")):
-        try:
-            rules.append(IgnoreRule.parse(text))
-        except ValueError as bad:
-            check.fail(f"drift.ignore[{n}]", str(bad))
-    ignored = check.names(drift.get("ignoreManagers", []), "drift.ignoreManagers")
-    return Drift(managers, tuple(rules), ignored)
+    return from_recorded(group, check.mapping(document.get(where, {}), where), fail)
 
 
 def _key_json(key: ObjectKey) -> dict[str, str]:

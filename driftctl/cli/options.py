@@ -1,0 +1,196 @@
+"""A command's options, made from the settings declarations, and its request, built from them.
+
+Every setting a command takes becomes one click option (driftctl.settings.declare says
+what it is: name, kind, default, help, heading), listed under its group's heading in
+`--help`, reading its variable `DRIFTCTL_<NAME>` (and those the declaration adds, such as
+`KUBECONFIG`) and, through the context's default map, a `--config` file (cli.config):
+click weighs them, flag > variable > file > default. The values come back typed by
+click where click has the type (a switch, a whole number in a range, a choice, a path, a
+duration), as text otherwise, and each settings group is built from them (`build_request`),
+its kinds reading the text, the group checking its values together.
+
+`-o/--output` is each command's own (its formats, its variable DRIFTCTL_<COMMAND>_OUTPUT):
+no setting, no `--config` key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from driftctl import durations
+from driftctl.settings.declare import Setting, build, groups_of, taken_by
+from driftctl.settings.kinds import Choice, FilePath, Seconds, Span, Switch, Whole, Word
+
+R = TypeVar("R")
+OWN_SECTION = "Flags"  # the heading of a command's own flags in --help
+GLOBAL_SECTION = "Global flags"
+
+
+class Flag(click.Option):
+    """A click option that knows the heading it is listed under in `--help` (`section`:
+    its group's title, or None for the command's own flags) and the setting it is."""
+
+    def __init__(
+        self, *args: Any, section: str | None = None, setting: Setting | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.section = section
+        self.setting = setting
+
+
+class Duration(click.ParamType):
+    """A duration in the one grammar (driftctl.durations), as its setting's kind reads it."""
+
+    name = "duration"
+
+    def __init__(self, kind: Seconds | Span) -> None:
+        self.kind = kind
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "DURATION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        from driftctl.settings.kinds import Refusal
+
+        try:
+            return self.kind.parse(value)
+        except Refusal as refusal:
+            self.fail(refusal.reason, param, ctx)
+
+
+class Formats(click.Choice[str]):
+    """An output format, also as `-o=json` (kubectl's spelling: click reads `=json`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.startswith("="):
+            value = value[1:]
+        return super().convert(value, param, ctx)
+
+
+def output_option(*formats: str) -> click.Option:
+    """-o/--output with the command's formats; the first is the default. Its variable is
+    the command's own, DRIFTCTL_<COMMAND>_OUTPUT (set by cli.command.Command)."""
+    return Flag(
+        ["-o", "--output"],
+        type=Formats(list(formats)),
+        default=formats[0],
+        show_default=True,
+        show_envvar=True,
+        help="Output format: " + ", ".join(formats) + ".",
+    )
+
+
+def options_of(request: type[Any], command: str) -> list[click.Parameter]:
+    """The options (and arguments) of every setting `command` takes, group by group in the
+    request's order, each group's in the order declared."""
+    out: list[click.Parameter] = []
+    for _, group in groups_of(request):
+        section = group.GROUP.title
+        out.extend(parameter_of(each, command, section) for each in taken_by(group, command))
+    return out
+
+
+def parameter_of(setting: Setting, command: str, section: str | None) -> click.Parameter:
+    """The click option (or argument) of one setting, as `command` shows it."""
+    if setting.argument:
+        return click.Argument([setting.parameter], nargs=-1, metavar=setting.metavar)
+    spellings = [setting.flag]
+    if setting.negative:
+        spellings = [f"{setting.flag}/--{setting.negative}"]
+    if setting.short:
+        spellings.insert(0, setting.short)
+    return Flag(
+        [*spellings, setting.parameter],
+        section=section,
+        setting=setting,
+        envvar=[setting.variable, *setting.env],
+        show_envvar=True,
+        help=_help(setting, command),
+        required=setting.required,
+        multiple=setting.many,
+        metavar=setting.metavar,
+        show_default=setting.show_default,
+        **_typed(setting),
+    )
+
+
+def _help(setting: Setting, command: str) -> str:
+    text = setting.help_of(command)
+    if isinstance(setting.kind, Seconds | Span):
+        text += f" ({durations.FORMS})"
+    return text
+
+
+def _typed(setting: Setting) -> dict[str, Any]:
+    """The click type and default of a setting: click's own type where it has one (so that
+    --help shows ranges and choices as kubectl-like tools do), text otherwise, which the
+    setting's kind reads when the group is built. Defaults are given as text, as typed."""
+    kind, default = setting.kind, setting.default
+    if isinstance(kind, Switch):
+        return {"is_flag": True, "default": bool(default)}
+    if setting.many:
+        texts = tuple(kind.text(each) for each in default or ())
+        return {"type": _Splitting(setting.env_splitter), "default": texts}
+    if isinstance(kind, Whole):
+        return {"type": click.IntRange(kind.minimum, kind.maximum), "default": default}
+    text = None if default is None else kind.text(default)
+    if isinstance(kind, Choice | Word):
+        names = kind.names if isinstance(kind, Choice) else kind.among
+        return {"type": click.Choice(list(names)), "default": text}
+    if isinstance(kind, FilePath):
+        folder = kind.folder
+        return {"type": click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)}
+    if isinstance(kind, Seconds | Span):
+        return {"type": Duration(kind), "default": text}
+    return {"default": text}
+
+
+class _Splitting(click.types.StringParamType):
+    """Text, several in one variable separated by `splitter` (None: white space)."""
+
+    def __init__(self, splitter: str | None) -> None:
+        self.envvar_list_splitter = splitter
+
+
+def build_request(request: type[R], command: str, values: Mapping[str, object]) -> R:
+    """The command's request from its parameters' values: each group built in order (so a
+    bad value is refused in --help's order), the others taken as given by name."""
+    groups = dict(groups_of(request))
+    built = {name: build(group, values, command) for name, group in groups.items()}
+    return request(**built)
+
+
+def setting_parameters(request: type[Any], command: str) -> tuple[str, ...]:
+    """The parameter names of every setting `command` takes."""
+    return tuple(
+        each.parameter for _, group in groups_of(request) for each in taken_by(group, command)
+    )
+
+
+def given(ctx: click.Context, *names: str) -> tuple[str, ...]:
+    """The flags among `names` set on the command line or by their variable (a default, or a
+    `--config` file that serves every command, is not given)."""
+    unset = (None, click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+    return tuple(
+        "--" + name.replace("_", "-") for name in names if ctx.get_parameter_source(name) not in unset
+    )
+
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def with_parameters(params: Sequence[click.Parameter]) -> Decorator:
+    """A decorator adding ready-made parameters to a command, in the order given."""
+
+    def add(function: Callable[..., Any]) -> Callable[..., Any]:
+        existing = getattr(function, "__click_params__", [])
+        function.__click_params__ = [*reversed(params), *existing]  # type: ignore[attr-defined]
+        return function
+
+    return add

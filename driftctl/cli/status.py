@@ -1,0 +1,43 @@
+"""`driftctl status`: the instance's WebApps against Git, and its lock (pipeline.everyday)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from driftctl.cli.command import command
+from driftctl.cli.logs import TextLog, as_format, style
+from driftctl.settings import StatusRequest
+
+
+@command(
+    StatusRequest,
+    outputs=("text", "json", "yaml"),
+    examples=[
+        "# The instance's WebApps against the main branch's apps/ folder:",
+        "$ driftctl status --ref main --path apps",
+        "# Another instance, as JSON:",
+        "$ driftctl status --ref main --path apps --instance blue -o json",
+    ],
+)
+def status(*, request: StatusRequest, output: str) -> None:
+    """Show the instance's WebApps: in sync with Git or not, ready, revision; and its lock.
+
+    One row per WebApp Git declares or the instance has: `in sync`, `drifted` (plan says
+    how), `missing` (declared, absent), `not in Git` (pruned by the next apply, unless
+    something keeps it), `conflict` (another owner's object) or `deleting`; whether it is
+    ready, its available replicas of the desired, and the Git revision it was last applied
+    at. Then who holds the run lock, and when the last run took it. Reads only the
+    instance's two LISTs and its Lease, the cheapest read of a plan: it sends no dry-run, so
+    `drifted` is what plan's local check cannot clear (plan and its dry-runs say exactly
+    what differs). Writes nothing. Exit 0; 2/3/4 on errors.
+    """
+    from driftctl.pipeline import everyday
+    from driftctl.render import overview
+
+    found, held = everyday.status(request, environ=os.environ, notice=TextLog(style()).retry)
+    if output == "text":
+        click.echo(overview.status_text(found, held, style()), nl=False)
+    else:
+        click.echo(as_format(overview.status_json(found, held), output), nl=False)

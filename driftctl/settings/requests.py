@@ -1,0 +1,189 @@
+"""What each command asks for, as one typed request: the settings groups it takes, in the
+order its `--help` lists their flags.
+
+The command line builds a command's request from its flags, their variables and the
+`--config` file (driftctl.cli reads `groups_of(request)` to make the options, then builds
+each group); the pipeline takes the request whole, so a setting added to a group reaches
+every command whose request holds that group, and nothing between them changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from driftctl.settings.check import Check, Refs
+from driftctl.settings.cluster import WHOLE, Cluster, Lock, Shard
+from driftctl.settings.drift import Drift
+from driftctl.settings.install import DryRun, Install, Removal
+from driftctl.settings.notify import Notify
+from driftctl.settings.outputs import CrdOptions, Listing, PlanOutputs, VersionOptions
+from driftctl.settings.policy import Policy
+from driftctl.settings.run import NO_WAIT, ApplyRun, Metrics, Recording, SavedPlanUse, Wait
+from driftctl.settings.selection import EVERYTHING, Selection
+from driftctl.settings.source import Source
+from driftctl.settings.verify import NO_VERIFY, Verify
+from driftctl.settings.watch import Watch
+
+
+@dataclass(frozen=True)
+class CrdRequest:
+    """`crd`: print the CRD, or (--diff) what installing it changes in the cluster's."""
+
+    options: CrdOptions = CrdOptions()
+    cluster: Cluster = Cluster()
+
+
+@dataclass(frozen=True)
+class ValidateRequest:
+    """`validate`: the desired state in Git, without a cluster."""
+
+    source: Source = Source()
+
+
+@dataclass(frozen=True)
+class DiffRequest:
+    """`diff`: how the desired state changes between two refs, without a cluster."""
+
+    refs: Refs
+    source: Source = Source()
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """`plan`: what apply would do, exactly, with no write."""
+
+    selection: Selection = EVERYTHING
+    source: Source = Source()
+    cluster: Cluster = Cluster()
+    policy: Policy = Policy()
+    drift: Drift = Drift()
+    shard: Shard = WHOLE
+    verify: Verify = NO_VERIFY
+    lock: Lock = Lock()
+    listing: Listing = Listing()
+    outputs: PlanOutputs = PlanOutputs()
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    """`apply`: lock, plan (or a saved plan), carry out, write status; tell and push.
+    `source_given`: whether --repo, --path or --namespace was given (else a saved plan's
+    own source is read)."""
+
+    selection: Selection = EVERYTHING
+    source: Source = Source()
+    cluster: Cluster = Cluster()
+    policy: Policy = Policy()
+    drift: Drift = Drift()
+    shard: Shard = WHOLE
+    verify: Verify = NO_VERIFY
+    lock: Lock = Lock()
+    metrics: Metrics = Metrics()
+    wait: Wait = NO_WAIT
+    notify: Notify = Notify()
+    saved: SavedPlanUse = SavedPlanUse()
+    recording: Recording = Recording()
+    run: ApplyRun = ApplyRun()
+    source_given: bool = field(default=True, compare=False)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """`check`: what merging a pull request does, read-only."""
+
+    refs: Refs
+    source: Source = Source()
+    cluster: Cluster = Cluster()
+    policy: Policy = Policy()
+    drift: Drift = Drift()
+    lock: Lock = Lock()
+    verify: Verify = NO_VERIFY
+    check: Check = Check()
+
+    def __post_init__(self) -> None:
+        self.check.needs_verify(self.verify)
+
+
+@dataclass(frozen=True)
+class WatchRequest:
+    """`watch`: apply, continuously: apply's settings and watch's own pacing."""
+
+    source: Source = Source()
+    cluster: Cluster = Cluster()
+    policy: Policy = Policy()
+    drift: Drift = Drift()
+    verify: Verify = NO_VERIFY
+    lock: Lock = Lock()
+    recording: Recording = Recording()
+    pace: Watch = Watch()
+    notify: Notify = Notify()
+
+
+@dataclass(frozen=True)
+class UnlockRequest:
+    """`unlock`: free the instance's (or a shard's) Lease."""
+
+    cluster: Cluster = Cluster()
+    shard: Shard = WHOLE
+    lock: Lock = Lock()
+
+
+@dataclass(frozen=True)
+class StatusRequest:
+    """`status`: the instance's WebApps against Git, and its lock."""
+
+    source: Source = Source()
+    cluster: Cluster = Cluster()
+    drift: Drift = Drift()
+    lock: Lock = Lock()
+
+
+@dataclass(frozen=True)
+class ShowRequest:
+    """`show FILE`: a saved plan, as plan printed it."""
+
+    listing: Listing = Listing()
+
+
+@dataclass(frozen=True)
+class VersionRequest:
+    """`version`: this driftctl's, and (unless --client) the cluster's."""
+
+    options: VersionOptions = VersionOptions()
+    cluster: Cluster = Cluster()
+
+
+@dataclass(frozen=True)
+class InstallRequest:
+    """`install`: the CRD, then the CronJob or the operator, for a repository."""
+
+    install: Install
+    dry_run: DryRun = DryRun()
+    cluster: Cluster = Cluster()
+
+
+@dataclass(frozen=True)
+class UninstallRequest:
+    """`uninstall`: driftctl taken away, its finalizers released first."""
+
+    removal: Removal = Removal()
+    dry_run: DryRun = DryRun()
+    cluster: Cluster = Cluster()
+
+
+REQUESTS = {
+    "crd": CrdRequest,
+    "validate": ValidateRequest,
+    "diff": DiffRequest,
+    "plan": PlanRequest,
+    "apply": ApplyRequest,
+    "check": CheckRequest,
+    "watch": WatchRequest,
+    "unlock": UnlockRequest,
+    "status": StatusRequest,
+    "show": ShowRequest,
+    "version": VersionRequest,
+    "install": InstallRequest,
+    "uninstall": UninstallRequest,
+}
+"""Every command that takes settings, with its request."""
