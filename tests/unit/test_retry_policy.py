@@ -27,6 +27,7 @@ from driftctl.core.retries import (
     should_retry,
 )
 from driftctl.shell.kube import ApiError, Deadline, Kube
+from tests.support.clock import FakeTime
 
 RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
 NOT_RETRIED = [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 501]
@@ -231,21 +232,6 @@ def serve() -> Iterator[Any]:
     for server in servers:
         server.shutdown()
         server.server_close()
-
-
-class FakeTime:
-    """A monotonic clock that only moves when the code under test sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def kube_at(url: str, time: FakeTime, timeout: float = 300.0) -> Kube:
