@@ -15,7 +15,8 @@ connection is not failing for a moment (`never_answered`).
 How long to wait is a `Backoff`, one value per peer: the API server's (`API_SERVER`, from
 0.2 s doubling up to 10 s, jittered; its Retry-After replaces the wait whole, however long,
 and the run's --timeout bounds it) and the receivers' (`RECEIVERS`, 0.5 s doubling to 4 s;
-a Retry-After is bounded by 4 s too). The Retry-After header is read once, here.
+a Retry-After is bounded by 4 s too); watch's curves per WebApp (core.watch.backoff) are
+values of the same type. The Retry-After header is read once, here.
 
 Which API failures belong to one object (the run goes on without it) and which to the
 cluster (the run stops) is decided here too: `is_object_refusal`, and `ends_the_run` for
