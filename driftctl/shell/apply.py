@@ -5,7 +5,7 @@ removals and pending cleanups, then one chain per WebApp. Chains of a stage go
 `concurrency` at a time, and each runs its steps in order: its WebApp, then its
 Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
 its status. Every object gets one outcome; a failure is recorded and the others go on,
-unless it ends the run (core.api.retry.ends_the_run: the retries gave up, the API
+unless it ends the run (core.retries.ends_the_run: the retries gave up, the API
 server is gone for the rest of the run's time): then no other chain starts and the error
 goes up, one line instead of a failure for each object left.
 SSA requests carry `force` and the field manager, never a resourceVersion. An update that
@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
-from driftctl.core.api.retry import ends_the_run, is_object_refusal
 from driftctl.core.planning.actions import (
     Action,
     Candidate,
@@ -75,6 +74,7 @@ from driftctl.core.planning.status import (
     state_of,
     status_update,
 )
+from driftctl.core.retries import ends_the_run, is_object_refusal
 from driftctl.core.source.schema import Schema
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder

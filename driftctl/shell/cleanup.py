@@ -6,7 +6,7 @@ Deployment it owns (uid precondition), wait until it is gone (bounded), then rem
 finalizer with a JSON Patch whose `test` op checks the index still holds it. NotFound
 counts as done at every step (Kube.send_unless_missing), so cleanup is idempotent and
 tolerates an apply that never ran. If a step fails, the finalizer stays and the next run
-retries. A failure that ends the run (core.api.retry.ends_the_run) is not a cleanup
+retries. A failure that ends the run (core.retries.ends_the_run) is not a cleanup
 failure: it goes up as it is.
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
-from driftctl.core.api.retry import ends_the_run
 from driftctl.core.planning.actions import OwnedDelete, Patch
 from driftctl.core.planning.objects import Obj, ObjectKey, uid
+from driftctl.core.retries import ends_the_run
 from driftctl.shell.kube import ApiError, Kube
 
 WAIT_SECONDS = 60.0

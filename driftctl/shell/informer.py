@@ -24,7 +24,7 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
-from driftctl.core.api.retry import Backoff
+from driftctl.core.retries import Backoff
 from driftctl.core.source.model import Place
 from driftctl.core.watch.changes import place_of
 from driftctl.shell.kube import GONE, ApiError, Deadline, Kube

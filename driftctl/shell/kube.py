@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from driftctl.core.api.requests import PAGE_SIZE, Kind, Request, list_page, read_page
-from driftctl.core.api.retry import (
+from driftctl.core.planning.redaction import masked_text
+from driftctl.core.retries import (
+    API_SERVER,
     CONNECTION_FAILED,
     Backoff,
     is_transient,
@@ -30,7 +32,6 @@ from driftctl.core.api.retry import (
     retry_after_seconds,
     should_retry,
 )
-from driftctl.core.planning.redaction import masked_text
 from driftctl.errors import ClusterError
 
 REQUEST_TIMEOUT = 30.0
@@ -40,7 +41,6 @@ NEVER_ANSWERED = (
 )
 NOT_FOUND = 404
 GONE = 410
-DEFAULT_BACKOFF = Backoff()
 
 
 class ApiError(ClusterError):
@@ -166,7 +166,7 @@ class Kube:
         api: Any,
         deadline: Deadline,
         *,
-        backoff: Backoff = DEFAULT_BACKOFF,
+        backoff: Backoff = API_SERVER,
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
         notice: Callable[[str], None] = lambda line: None,
@@ -205,7 +205,7 @@ class Kube:
 
     def send(self, request: Request) -> dict[str, Any]:
         """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures
-        (not a connection refused before the API server ever answered: core.api.retry)."""
+        (not a connection refused before the API server ever answered: core.retries)."""
         attempt = 0
         while True:
             status, headers, body, connected = self._send_once(request)

@@ -3,10 +3,11 @@
 Every receiver (the generic webhook, a Slack-compatible webhook, Alertmanager, GitHub,
 GitLab) is an HTTP endpoint that takes a JSON body; what differs (path, headers, body) is
 decided in render.sinks, so the sending is written once, here, as the API server's is in
-shell.kube: a failure that may pass (no connection, a timeout, 408/425/429/5xx) is tried
-again with backoff (core.notify.outbox), until `timeout` seconds are spent; a refusal
-(another 4xx) is not. Redirects are not followed: a receiver that answers one is
-refused, so a token never follows a redirect to another host.
+shell.kube: a failure that may pass (no connection, a timeout, 408/425/429/500/502/503/504:
+the receivers' column of core.retries) is tried again after the receivers' backoff, until
+`timeout` seconds are spent; a refusal (another 4xx) is not. Redirects are not followed:
+a receiver that answers one is refused, so a token never follows a redirect to another
+host.
 
 Nothing here raises: a send answers `Sent` or `Failed` with a reason that names the
 receiver (`Post.what`), never its URL's query, a header's value or the receiver's body,
@@ -25,7 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from driftctl.core.notify.outbox import Post, backoff, transient
+from driftctl.core.notify.outbox import Post
+from driftctl.core.retries import (
+    CONNECTION_FAILED,
+    RECEIVERS,
+    Peer,
+    retry_after_seconds,
+    transient,
+)
 
 MAX_SECRET_BYTES = 64 * 1024
 MAX_ANSWER_BYTES = 1024 * 1024
@@ -44,6 +52,14 @@ class Failed:
     """Why a notification was not delivered."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class _MayPass:
+    """A failure worth another try, and the receiver's Retry-After (None: it sent none)."""
+
+    failed: Failed
+    retry_after: float | None = None
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -65,41 +81,39 @@ def send(
     give_up = monotonic() + timeout
     attempt = 0
     while True:
-        left = give_up - monotonic()
-        outcome, retry_after = _try(post, left)
-        if isinstance(outcome, Sent) or retry_after is None:
+        outcome = _try(post, give_up - monotonic())
+        if not isinstance(outcome, _MayPass):
             return outcome
-        wait = backoff(attempt, retry_after if retry_after >= 0 else None)
+        wait = RECEIVERS.delay(attempt, retry_after=outcome.retry_after)
         if monotonic() + wait >= give_up:
-            return Failed(f"{outcome.reason}; gave up after {timeout:g}s")
+            return Failed(f"{outcome.failed.reason}; gave up after {timeout:g}s")
         sleep(wait)
         attempt += 1
 
 
-def _try(post: Post, left: float) -> tuple[Sent | Failed, float | None]:
-    """One POST: its outcome, and when a failure may pass, the Retry-After (-1: none)."""
+def _try(post: Post, left: float) -> Sent | Failed | _MayPass:
+    """One POST: sent, refused, or failed in a way that may pass."""
     request = urllib.request.Request(
         post.url, data=post.body, headers={**post.headers, **post.secret_headers}, method="POST"
     )
     try:
         with _OPENER.open(request, timeout=max(left, 0.05)) as answer:
-            return Sent(answer.status, _json(answer.read(MAX_ANSWER_BYTES))), None
+            return Sent(answer.status, _json(answer.read(MAX_ANSWER_BYTES)))
     except urllib.error.HTTPError as refused:
         said = f"{post.what} answered {refused.code} {refused.reason}"
-        if transient(refused.code):
-            return Failed(said), _retry_after(refused.headers.get("Retry-After"))
-        return Failed(said), None
+        return _failed(refused.code, said, refused.headers.get("Retry-After"))
     except urllib.error.URLError as failed:
-        return Failed(f"{post.what} is unreachable: {failed.reason}"), -1.0
+        return _failed(CONNECTION_FAILED, f"{post.what} is unreachable: {failed.reason}")
     except (OSError, http.client.HTTPException) as failed:
-        return Failed(f"{post.what} is unreachable: {failed or type(failed).__name__}"), -1.0
+        said = f"{post.what} is unreachable: {failed or type(failed).__name__}"
+        return _failed(CONNECTION_FAILED, said)
 
 
-def _retry_after(value: str | None) -> float:
-    try:
-        return float(value) if value is not None else -1.0
-    except ValueError:
-        return -1.0
+def _failed(status: int, reason: str, retry_after: str | None = None) -> Failed | _MayPass:
+    """A failure, worth another try when the receivers' column of core.retries says so."""
+    if not transient(Peer.RECEIVER, status):
+        return Failed(reason)
+    return _MayPass(Failed(reason), retry_after_seconds(retry_after))
 
 
 def _json(data: bytes) -> object:

@@ -30,7 +30,7 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,19 +217,21 @@ def nobody_listening() -> str:
 
 
 @contextlib.contextmanager
-def answering(script: list[tuple[int, str | None]]) -> Iterator[tuple[str, list[int]]]:
-    """A receiver that answers each POST from `script` (a status and its Retry-After, or
-    None for none), then 200 once the script is spent: its URL and the statuses answered."""
-    answered: list[int] = []
+def answering(
+    statuses: Sequence[int], headers: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, list[int]]]:
+    """A receiver that answers each POST with the next of `statuses` (with `headers`), then
+    200 once they are spent: its URL, and the statuses it answered."""
+    script, answered = list(statuses), []
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            code, retry_after = script.pop(0) if script else (200, None)
+            code = script.pop(0) if script else 200
             answered.append(code)
             self.send_response(code)
-            if retry_after is not None:
-                self.send_header("Retry-After", retry_after)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"{}")

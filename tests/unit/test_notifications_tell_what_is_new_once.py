@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import http.server
 import json
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,7 +56,7 @@ from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.render import digest, sinks
 from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify, Webhook
 from driftctl.shell.notify_http import Failed, Sent, send
-from tests.support.receivers import accepting, serving
+from tests.support.receivers import accepting, answering, serving
 
 SHOP = ObjectKey("Deployment", "web", "shop")
 BLOG = ObjectKey("WebApp", "web", "blog")
@@ -318,37 +315,6 @@ def test_settings_that_cannot_work_are_refused(flags: dict[str, object]) -> None
         Notify.of(**{**given, **flags})  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def answering() -> Iterator[tuple[str, list[int], list[int]]]:
-    """A loopback server answering each POST with the next status of `script` (a list the
-    test fills), then 200; it records every status it answered."""
-    script: list[int] = []
-    answered: list[int] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            code = script.pop(0) if script else 200
-            answered.append(code)
-            self.send_response(code)
-            if code == 302:
-                self.send_header("Location", "http://127.0.0.1:9/elsewhere")
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", script, answered
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize(
     ("script", "answered", "sent"),
     [
@@ -358,12 +324,11 @@ def answering() -> Iterator[tuple[str, list[int], list[int]]]:
     ],
 )
 def test_the_sender_tries_again_only_what_may_pass(
-    answering: tuple[str, list[int], list[int]], script: list[int], answered: list[int], sent: bool
+    script: list[int], answered: list[int], sent: bool
 ) -> None:
-    url, queue, seen = answering
-    queue.extend(script)
-    post = sinks.slack_post(url, b"{}")
-    outcome = send(post, 10.0, sleep=lambda seconds: None)
+    elsewhere = {"Location": "http://127.0.0.1:9/elsewhere"}  # where a 302 points; others ignore it
+    with answering(script, elsewhere) as (url, seen):
+        outcome = send(sinks.slack_post(url, b"{}"), 10.0, sleep=lambda seconds: None)
     assert seen == answered
     assert isinstance(outcome, Sent if sent else Failed)
 

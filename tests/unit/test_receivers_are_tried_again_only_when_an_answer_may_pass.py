@@ -12,22 +12,8 @@ import pytest
 
 from driftctl.core.notify.outbox import Post
 from driftctl.shell.notify_http import Failed, Sent, send
+from tests.support.clock import FakeTime
 from tests.support.receivers import answering, nobody_listening
-
-
-class FakeTime:
-    """A monotonic clock that only moves when the sender sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def sent(url: str, time: FakeTime, timeout: float = 60.0) -> Sent | Failed:
@@ -38,7 +24,7 @@ def sent(url: str, time: FakeTime, timeout: float = 60.0) -> Sent | Failed:
 @pytest.mark.parametrize("status", [408, 425, 429, 500, 502, 503, 504])
 def test_an_answer_that_may_pass_is_tried_again(status: int) -> None:
     time = FakeTime()
-    with answering([(status, None)]) as (url, answered):
+    with answering([status]) as (url, answered):
         outcome = sent(url, time)
 
     assert (answered, time.sleeps) == ([status, 200], [0.5])
@@ -48,7 +34,7 @@ def test_an_answer_that_may_pass_is_tried_again(status: int) -> None:
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 405, 409, 410, 413, 422, 501])
 def test_a_refusal_is_sent_once(status: int) -> None:
     time = FakeTime()
-    with answering([(status, None)]) as (url, answered):
+    with answering([status]) as (url, answered):
         outcome = sent(url, time)
 
     assert (answered, time.sleeps) == ([status], [])
@@ -58,7 +44,7 @@ def test_a_refusal_is_sent_once(status: int) -> None:
 
 def test_the_waits_double_from_half_a_second_up_to_four() -> None:
     time = FakeTime()
-    with answering([(503, None)] * 6) as (url, answered):
+    with answering([503] * 6) as (url, answered):
         outcome = sent(url, time)
 
     assert time.sleeps == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
@@ -81,7 +67,7 @@ def test_a_retry_after_replaces_the_wait_bounded_by_four_seconds(
     retry_after: str, wait: float
 ) -> None:
     time = FakeTime()
-    with answering([(429, retry_after)]) as (url, _):
+    with answering([429], {"Retry-After": retry_after}) as (url, _):
         sent(url, time)
 
     assert time.sleeps == [wait]
@@ -100,7 +86,7 @@ def test_a_receiver_that_is_down_is_tried_again_until_the_time_is_spent() -> Non
 
 def test_the_tries_end_when_the_next_wait_would_pass_the_timeout() -> None:
     time = FakeTime()
-    with answering([(503, None)] * 10) as (url, answered):
+    with answering([503] * 10) as (url, answered):
         outcome = sent(url, time, timeout=3.0)
 
     assert time.sleeps == [0.5, 1.0]

@@ -1,6 +1,6 @@
 """Only transient failures are retried, with capped exponential backoff, within the deadline.
 
-The policy (core/retry.py) is pure and tested as tables. The one choke point that applies
+The policy (core/retries.py) is pure and tested as tables. The one choke point that applies
 it, `Kube.send`, is driven against a small real HTTP server on loopback that answers from
 a script, with an injected clock and sleep: no waiting, and no mock of the client.
 """
@@ -17,7 +17,8 @@ import pytest
 from kubernetes import client
 
 from driftctl.core.api import requests as r
-from driftctl.core.api.retry import (
+from driftctl.core.retries import (
+    API_SERVER,
     CONNECTION_FAILED,
     Backoff,
     ends_the_run,
@@ -26,6 +27,7 @@ from driftctl.core.api.retry import (
     should_retry,
 )
 from driftctl.shell.kube import ApiError, Deadline, Kube
+from tests.support.clock import FakeTime
 
 RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
 NOT_RETRIED = [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 501]
@@ -151,7 +153,7 @@ def test_retry_after_replaces_the_backoff_and_is_never_shortened(
     retry_after: float, delay: float
 ) -> None:
     """The server asked for that much; the run's --timeout (should_retry) bounds the wait."""
-    assert Backoff(cap=10.0).delay(3, 0.7, retry_after) == delay
+    assert API_SERVER.delay(3, 0.7, retry_after) == delay
 
 
 @pytest.mark.parametrize(
@@ -230,21 +232,6 @@ def serve() -> Iterator[Any]:
     for server in servers:
         server.shutdown()
         server.server_close()
-
-
-class FakeTime:
-    """A monotonic clock that only moves when the code under test sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def kube_at(url: str, time: FakeTime, timeout: float = 300.0) -> Kube:

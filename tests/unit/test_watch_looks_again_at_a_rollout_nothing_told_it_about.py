@@ -96,7 +96,7 @@ def test_a_rollout_that_ended_starts_over_when_the_next_one_begins() -> None:
 
 @pytest.mark.parametrize(("look", "ceiling"), [(1, 5.0), (2, 10.0), (3, 20.0), (4, 40.0)])
 def test_the_looks_double_from_five_seconds(look: int, ceiling: float) -> None:
-    assert ROLLOUT_LOOKS.ceiling(look) == ceiling
+    assert ROLLOUT_LOOKS.ceiling(look - 1) == ceiling  # after look 1, attempt 0
 
 
 def test_a_rollout_this_watch_begins_is_looked_at_from_the_start_again() -> None:

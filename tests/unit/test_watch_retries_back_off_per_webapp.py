@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from driftctl.core.watch.backoff import Backoff, Schedule
+from driftctl.core.watch.backoff import PER_WEBAPP, Backoff
 
 
 @pytest.mark.parametrize(
@@ -20,15 +20,14 @@ from driftctl.core.watch.backoff import Backoff, Schedule
     ],
 )
 def test_the_ceiling_doubles_from_one_second_to_five_minutes(failures: int, ceiling: float) -> None:
-    assert Schedule().ceiling(failures) == ceiling
+    assert PER_WEBAPP.ceiling(failures - 1) == ceiling
 
 
 @pytest.mark.parametrize("jitter", [0.0, 0.25, 0.999])
 def test_each_wait_is_between_half_and_all_of_its_ceiling(jitter: float) -> None:
-    schedule = Schedule()
-    for failures in range(1, 12):
-        ceiling = schedule.ceiling(failures)
-        assert ceiling / 2 <= schedule.delay(failures, jitter) <= ceiling
+    for attempt in range(11):
+        ceiling = PER_WEBAPP.ceiling(attempt)
+        assert ceiling / 2 <= PER_WEBAPP.delay(attempt, jitter) <= ceiling
 
 
 def test_webapps_back_off_each_on_their_own_and_a_success_resets_one() -> None:

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from driftctl import durations
 from driftctl.schedules import Cron, Scope, Window, held
 
 UTC = datetime.UTC
@@ -46,9 +47,7 @@ def test_a_cron_expression_names_the_minutes_it_names(
         pytest.param("deny 0 18 * * for 1h", "needs 5 fields", id="four-fields"),
         pytest.param("deny 60 18 * * 5 for 1h", "minute '60': 60 is out of 0-59", id="minute"),
         pytest.param(
-            "deny 0 18 * * 5 for 1y",
-            "'1y' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or plain seconds",
-            id="duration",
+            "deny 0 18 * * 5 for 1y", "'1y' is not a duration: write 500ms", id="duration"
         ),
         pytest.param("deny 0 18 * * 5 for 0s", "duration '0s' must be more than zero", id="zero"),
         pytest.param("deny 0 18 * * 5 for 367d", "the duration may be at most 366d", id="long"),
@@ -128,18 +127,6 @@ def test_a_window_is_shown_as_it_was_written() -> None:
     assert str(Window.parse("deny  0 18 * * 5   for 64h")) == "deny 0 18 * * 5 for 64h"
 
 
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [
-        pytest.param("90m", 5400, id="minutes"),
-        pytest.param("1h30m", 5400, id="hours-and-minutes"),
-        pytest.param("2d", 172800, id="days"),
-        pytest.param("45s", 45, id="seconds"),
-        pytest.param("1d12h", 129600, id="days-and-hours"),
-        pytest.param("1.5h", 5400, id="decimal"),
-        pytest.param("5400", 5400, id="plain-seconds"),
-        pytest.param("366d", 31622400, id="the-longest"),
-    ],
-)
-def test_a_window_s_duration_is_read_in_the_one_duration_grammar(text: str, seconds: int) -> None:
-    assert Window.parse(f"deny @daily for {text}").duration.total_seconds() == seconds
+@pytest.mark.parametrize("text", ["90m", "1h30m", "2d", "45s", "1d12h", "1.5h", "5400", "366d"])
+def test_a_window_s_duration_is_read_in_the_one_duration_grammar(text: str) -> None:
+    assert Window.parse(f"deny @daily for {text}").duration == durations.parse(text)

@@ -40,21 +40,3 @@ class Heading:
         if self.shard_count <= 1:
             return self.instance
         return f"{self.instance} (shard {self.shard_index} of {self.shard_count})"
-
-
-TRANSIENT = frozenset({408, 425, 429, 500, 502, 503, 504})  # answers worth trying again
-FIRST_BACKOFF = 0.5  # seconds before the second try; doubled each time after
-MAX_BACKOFF = 4.0
-
-
-def transient(status: int) -> bool:
-    """Whether a receiver's answer may be different if asked again (not 4xx refusals)."""
-    return status in TRANSIENT
-
-
-def backoff(attempt: int, retry_after: float | None = None) -> float:
-    """Seconds to wait after try number `attempt` (0 the first) failed: doubling from
-    FIRST_BACKOFF up to MAX_BACKOFF, or the receiver's Retry-After, bounded the same."""
-    if retry_after is not None:
-        return min(max(retry_after, 0.0), MAX_BACKOFF)
-    return float(min(FIRST_BACKOFF * 2**attempt, MAX_BACKOFF))
