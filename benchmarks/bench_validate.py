@@ -46,7 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         repo = make_repository(Path(folder))
         for mode, ref in (("working tree", None), ("--ref main", "main")):
-            request = Source(str(repo.path), ref=ref, path="apps")
+            request = Source(repo=str(repo.path), ref=ref, path="apps")
             runs = [timed(request) for _ in range(ROUNDS)]
             count = runs[0][1]
             seconds = [elapsed for elapsed, _count in runs]

@@ -34,12 +34,25 @@ def names() -> list[str]:
 
 
 def command(name: str) -> tuple[click.Command, click.Context]:
-    """A command and the context its help is made in (the group's settings inherited)."""
-    root = _root_context()
-    found = group().get_command(root, name)
-    if found is None:
-        raise KeyError(f"driftctl has no command {name!r} (it has {', '.join(names())})")
-    return found, click.Context(found, info_name=name, parent=root, **found.context_settings)
+    """A command (`config view` for one of a family) and the context its help is made in
+    (the group's settings inherited)."""
+    context = _root_context()
+    found: click.Command = group()
+    for word in name.split():
+        inner = found.get_command(context, word) if isinstance(found, click.Group) else None
+        if inner is None:
+            raise KeyError(f"driftctl has no command {name!r} (it has {', '.join(names())})")
+        found = inner
+        context = click.Context(found, info_name=word, parent=context, **found.context_settings)
+    return found, context
+
+
+def family(name: str) -> list[str]:
+    """The commands of a family (`config view`), or none for a plain command."""
+    found, context = command(name)
+    if not isinstance(found, click.Group):
+        return []
+    return [f"{name} {each}" for each in found.list_commands(context)]
 
 
 def _root_context() -> click.Context:
@@ -50,7 +63,7 @@ def _root_context() -> click.Context:
 def help_text(name: str) -> str:
     """`driftctl NAME --help`, as printed on a terminal HELP_WIDTH columns wide."""
     result = CliRunner().invoke(
-        group(), [name, "--help"], prog_name=PROGRAM, terminal_width=HELP_WIDTH
+        group(), [*name.split(), "--help"], prog_name=PROGRAM, terminal_width=HELP_WIDTH
     )
     if result.exit_code != 0:
         raise RuntimeError(f"driftctl {name} --help exited {result.exit_code}: {result.output}")
@@ -137,18 +150,20 @@ def _one_line(text: str) -> str:
 
 
 def page(name: str) -> str:
-    """The generated part of a command's page: usage, description, options, --help."""
+    """The generated part of a command's page: usage, description, options, --help; a
+    family's, then each of its commands' under a heading of its own."""
     help_block = fenced(help_text(name)).replace("\n", "\n    ")
-    return "\n\n".join(
-        [
-            fenced(usage(name)),
-            description(name),
-            "## Options",
-            options_table(name),
-            f'??? info "The same, as `{PROGRAM} {name} --help` prints it"',
-            "    " + help_block,
-        ]
-    )
+    parts = [
+        fenced(usage(name)),
+        description(name),
+        "## Options",
+        options_table(name),
+        f'??? info "The same, as `{PROGRAM} {name} --help` prints it"',
+        "    " + help_block,
+    ]
+    for each in family(name):
+        parts += [f"## {PROGRAM} {each}", page(each).replace("\n## Options", "\n### Options")]
+    return "\n\n".join(parts)
 
 
 @dataclass(frozen=True)
@@ -163,7 +178,7 @@ class Variable:
 def variables() -> list[Variable]:
     """Every variable a flag of any command reads, sorted by name."""
     seen: dict[str, tuple[set[str], set[str]]] = {}
-    for name in names():
+    for name in [each for top in names() for each in (top, *family(top))]:
         for row in option_rows(name):
             for variable in row.envvars:
                 flags, commands = seen.setdefault(variable, (set(), set()))
@@ -187,4 +202,4 @@ def _codes(items: Iterable[str]) -> str:
 
 
 def _commands(items: Iterable[str]) -> str:
-    return ", ".join(f"[{each}](commands/{each}.md)" for each in items)
+    return ", ".join(f"[{each}](commands/{each.split()[0]}.md)" for each in items)

@@ -9,10 +9,10 @@ configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`, `--shard-in
 `JOB_COMPLETION_INDEX` (an Indexed Job's); `-o` reads `DRIFTCTL_<COMMAND>_OUTPUT`.
 
 This module only wires the commands (one module per command, named for it: cli/plan.py,
-cli/apply.py...; install and uninstall share one) and maps errors to exit codes. Each command imports the pipeline, the shell and
-the renderers it uses when it runs, so that `driftctl --help` (and a usage error) costs
-click and the settings, not the Kubernetes client, GitPython and the planner: measured in
-docs/development/index.md (Start-up).
+cli/apply.py...; install and uninstall share one) and maps errors to exit codes. Each
+command imports the pipeline, the shell and the renderers it uses when it runs, so that
+`driftctl --help` (and a usage error) costs click and the settings, not the Kubernetes
+client, GitPython and the planner: measured in docs/development/index.md (Start-up).
 """
 
 from __future__ import annotations

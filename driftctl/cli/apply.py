@@ -72,7 +72,9 @@ def apply(ctx: click.Context, *, request: ApplyRequest, output: str, log: Log) -
     from driftctl.render import plan as plan_render
 
     request.saved.refuse_beside(_recorded_given(ctx, bool(request.selection.names)))
-    request = dataclasses.replace(request, source_given=bool(given(ctx, "repo", "path", "namespace")))
+    request = dataclasses.replace(
+        request, source_given=bool(given(ctx, "repo", "path", "namespace"))
+    )
     hears = Listener(
         notice=log.retry,
         warn=log.warn,

@@ -94,7 +94,7 @@ def _global_params() -> list[click.Parameter]:
             expose_value=False,
             callback=_no_colour,
             section=GLOBAL_SECTION,
-            envvar=f"{ENV_PREFIX}NO_COLOR",
+            envvar=[f"{ENV_PREFIX}NO_COLOR"],
             show_envvar=True,
             help="No colour, even on a terminal (as NO_COLOR=1 does).",
         ),
@@ -104,7 +104,7 @@ def _global_params() -> list[click.Parameter]:
             expose_value=False,
             callback=_set_verbosity(Verbosity.QUIET),
             section=GLOBAL_SECTION,
-            envvar=f"{ENV_PREFIX}QUIET",
+            envvar=[f"{ENV_PREFIX}QUIET"],
             show_envvar=True,
             help="Say less: no progress, no notes, no line per object; errors and the summary "
             "stay.",
@@ -115,7 +115,7 @@ def _global_params() -> list[click.Parameter]:
             expose_value=False,
             callback=_set_verbosity(Verbosity.VERBOSE),
             section=GLOBAL_SECTION,
-            envvar=f"{ENV_PREFIX}VERBOSE",
+            envvar=[f"{ENV_PREFIX}VERBOSE"],
             show_envvar=True,
             help="Say more: unchanged objects too.",
         ),
@@ -131,17 +131,19 @@ class Command(click.Command):
         *args: Any,
         examples: Sequence[str] = (),
         request: type[Any] | None = None,
+        family: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.examples = tuple(examples)
         self.request = request
+        path = f"{family}-{self.name}" if family else self.name
         if request is not None:
             self.params.append(config_option())
         self.params.extend(_global_params())
         for param in self.params:
-            if param.name == "output" and self.name:
-                param.envvar = f"{ENV_PREFIX}{self.name.upper().replace('-', '_')}_OUTPUT"
+            if param.name == "output" and path:
+                param.envvar = f"{ENV_PREFIX}{path.upper().replace('-', '_')}_OUTPUT"
 
     def get_short_help_str(self, limit: int = 45) -> str:
         """The first sentence of the help, whole: `driftctl --help` never cuts one short."""
@@ -172,11 +174,35 @@ class Command(click.Command):
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The examples, as written (never rewrapped), then any epilog."""
-        if self.examples:
-            with formatter.section("Examples"):
-                for line in self.examples:
-                    formatter.write(f"{' ' * formatter.current_indent}{line}\n")
+        _examples(self.examples, formatter)
         super().format_epilog(ctx, formatter)
+
+
+def _examples(examples: Sequence[str], formatter: click.HelpFormatter) -> None:
+    """A command's examples, as written (never rewrapped)."""
+    if examples:
+        with formatter.section("Examples"):
+            for line in examples:
+                formatter.write(f"{' ' * formatter.current_indent}{line}\n")
+
+
+class Family(click.Group):
+    """A command of commands (`driftctl config view`), shown as a command is: its summary
+    whole, its own flags under their headings, its commands, then its examples."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    get_short_help_str = Command.get_short_help_str
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _examples(self.examples, formatter)
+        super().format_epilog(ctx, formatter)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        Command.format_options(self, ctx, formatter)  # type: ignore[arg-type]
+        self.format_commands(ctx, formatter)
 
 
 Around = Callable[[str, Mapping[str, Any], Callable[..., Any]], Any]
@@ -190,6 +216,7 @@ def command(
     outputs: Sequence[str] = (),
     logged: tuple[Around, Extras] | None = None,
     examples: Sequence[str] = (),
+    family: str | None = None,
 ) -> Callable[[Callable[..., Any]], Command]:
     """A driftctl command from a function taking `request` (module docstring).
 
@@ -210,7 +237,7 @@ def command(
         run = _runner(function, name, request, logged[0] if logged else None, params)
         return Command(
             name, callback=run, params=params, help=function.__doc__, examples=examples,
-            request=request,
+            request=request, family=family,
         )  # fmt: skip
 
     return make

@@ -19,12 +19,12 @@ from typing import Any
 
 import click
 
-from driftctl.cli.command import command
+from driftctl.cli.command import Family, command
 from driftctl.cli.config_file import load_config
 from driftctl.cli.logs import as_format
-from driftctl.settings.declare import Setting, groups_of, taken_by
+from driftctl.settings.declare import Setting, taken_by
 from driftctl.settings.file import ConfigFile
-from driftctl.settings.requests import REQUESTS
+from driftctl.settings.requests import REQUESTS, groups_taken_by
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,24 @@ class Resolved:
     origin: str
 
 
-@click.group(cls=click.Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=Family,
+    examples=[
+        "# What the CronJob's apply runs with, from its variables and its settings file:",
+        "$ driftctl config view --config /etc/driftctl/settings.yaml",
+    ],
+)
 def config() -> None:
-    """Show the settings a command runs with: from its variables, a --config file, defaults."""
+    """Show the settings a command runs with: from its variables, a --config file, defaults.
+
+    One file of settings (--config FILE, or DRIFTCTL_CONFIG) serves every command: keys are
+    named as the flags are, and a flag or a variable wins over the file.
+    """
 
 
 @command(
     outputs=("text", "json", "yaml"),
+    family="config",
     examples=[
         "# What the CronJob's apply runs with, from its variables and its settings file:",
         "$ driftctl config view --config /etc/driftctl/settings.yaml",
@@ -50,7 +61,9 @@ def config() -> None:
         "$ driftctl config view watch --config settings.yaml -o json",
     ],
 )
-@click.argument("for_command", metavar="[COMMAND]", default="apply", type=click.Choice(sorted(REQUESTS)))
+@click.argument(
+    "for_command", metavar="[COMMAND]", default="apply", type=click.Choice(sorted(REQUESTS))
+)
 @click.option(
     "--config",
     "file",
@@ -83,7 +96,7 @@ config.add_command(view)
 def resolved(command: str, environ: Mapping[str, str], found: ConfigFile | None) -> list[Resolved]:
     """Every setting `command` takes, as the command would resolve it (flags aside)."""
     rows = []
-    for _, group in groups_of(REQUESTS[command]):
+    for group in groups_taken_by(command):
         for each in taken_by(group, command):
             if not each.argument:
                 rows.append(_one(each, environ, found))
@@ -122,11 +135,14 @@ def _shown(value: str) -> str:
 
 def _text(command: str, file: Path | None, rows: list[Resolved], found: ConfigFile | None) -> str:
     source = f" (--config {file})" if file is not None else ""
-    lines = [f"Settings of `driftctl {command}`{source}:"]
-    width = max(len(row.name) for row in rows)
-    values = max(len(row.value) for row in rows)
-    for row in rows:
-        lines.append(f"  {row.name.ljust(width)}  {row.value.ljust(values)}  {row.origin}")
+    table = [("SETTING", "FROM", "VALUE"), *((r.name, r.origin, r.value or "-") for r in rows)]
+    name_width = max(len(name) for name, _, _ in table)
+    from_width = max(len(origin) for _, origin, _ in table)
+    lines = [f"Settings of `driftctl {command}`{source}, flags aside:"]
+    lines += [
+        f"{name.ljust(name_width)}  {origin.ljust(from_width)}  {value}".rstrip()
+        for name, origin, value in table
+    ]
     for key, line, _, commands in found.unused if found is not None else ():
         lines.append(f"unused by {command}: {key} ({file}:{line}; taken by {', '.join(commands)})")
     return "\n".join(lines) + "\n"
@@ -146,5 +162,3 @@ def _document(
         "settings": settings,
         "unused": unused,
     }
-
-

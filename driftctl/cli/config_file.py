@@ -15,13 +15,13 @@ from typing import Any
 
 import click
 
+from driftctl.cli.options import GLOBAL_SECTION, Flag
 from driftctl.core.source.documents import Document, load_file
 from driftctl.errors import InvalidSettings, Problem, UsageError
-from driftctl.settings.declare import ENV_PREFIX, Setting, every_group
+from driftctl.settings.declare import ENV_PREFIX, Setting
 from driftctl.settings.file import ConfigFile, Entry, catalogue, read_config
 from driftctl.settings.kinds import Switch, Whole
-from driftctl.settings.requests import REQUESTS
-from driftctl.cli.options import GLOBAL_SECTION, Flag
+from driftctl.settings.requests import GROUPS
 
 READ_KEY = "driftctl.config"  # the ConfigFile read, on the root context's meta
 MAX_BYTES = 1024 * 1024
@@ -79,7 +79,7 @@ def load_config(path: Path, command: str) -> ConfigFile:
 
 def known_settings() -> dict[str, list[Setting]]:
     """Every setting a file may name, by key."""
-    return catalogue(every_group(REQUESTS.values()))
+    return catalogue(GROUPS)
 
 
 def defaults_of(found: ConfigFile) -> dict[str, Any]:

@@ -82,5 +82,3 @@ def uninstall(*, request: UninstallRequest) -> None:
         notice=TextLog(style()).retry,
         say=_say,
     )
-
-

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import functools
 import os
 import sys
 import threading
@@ -325,7 +324,7 @@ def _around(command: str, raw: Mapping[str, Any], go: Callable[[Log], object]) -
 class LoggingOnly:
     """The request of --log-format alone (its options, after -o)."""
 
-    logging: Logging = Logging()
+    logging: Logging = dataclasses.field(default_factory=Logging)
 
 
 logged = (_around, _logging_options)

@@ -23,7 +23,17 @@ import click
 
 from driftctl import durations
 from driftctl.settings.declare import Setting, build, groups_of, taken_by
-from driftctl.settings.kinds import Choice, FilePath, Seconds, Span, Switch, Whole, Word
+from driftctl.settings.kinds import (
+    Choice,
+    FilePath,
+    Kind,
+    Seconds,
+    Span,
+    Switch,
+    Url,
+    Whole,
+    Word,
+)
 
 R = TypeVar("R")
 OWN_SECTION = "Flags"  # the heading of a command's own flags in --help
@@ -42,7 +52,7 @@ class Flag(click.Option):
         self.setting = setting
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType[float]):
     """A duration in the one grammar (driftctl.durations), as its setting's kind reads it."""
 
     name = "duration"
@@ -114,7 +124,8 @@ def parameter_of(setting: Setting, command: str, section: str | None) -> click.P
         help=_help(setting, command),
         required=setting.required,
         multiple=setting.many,
-        metavar=setting.metavar,
+        metavar=setting.metavar
+        or (setting.kind.metavar if isinstance(setting.kind, Url) else None),
         show_default=setting.show_default,
         **_typed(setting),
     )
@@ -122,8 +133,8 @@ def parameter_of(setting: Setting, command: str, section: str | None) -> click.P
 
 def _help(setting: Setting, command: str) -> str:
     text = setting.help_of(command)
-    if isinstance(setting.kind, Seconds | Span):
-        text += f" ({durations.FORMS})"
+    if isinstance(setting.kind, Seconds | Span):  # the forms a duration takes, once per flag
+        text = f"{text.removesuffix('.')} ({durations.FORMS})."
     return text
 
 
@@ -136,26 +147,39 @@ def _typed(setting: Setting) -> dict[str, Any]:
         return {"is_flag": True, "default": bool(default)}
     if setting.many:
         texts = tuple(kind.text(each) for each in default or ())
-        return {"type": _Splitting(setting.env_splitter), "default": texts}
+        return {"type": _splitting(setting.env_splitter), "default": texts}
     if isinstance(kind, Whole):
         return {"type": click.IntRange(kind.minimum, kind.maximum), "default": default}
-    text = None if default is None else kind.text(default)
-    if isinstance(kind, Choice | Word):
-        names = kind.names if isinstance(kind, Choice) else kind.among
-        return {"type": click.Choice(list(names)), "default": text}
+    text = None if default in (None, ()) else kind.text(default)
+    return {"type": _click_type(kind), "default": text}
+
+
+def _click_type(kind: Kind[Any]) -> click.ParamType[Any]:
+    """The click type a kind of one text is read with (click.STRING: the kind reads it)."""
+    if isinstance(kind, Choice):
+        return click.Choice(list(kind.names))
+    if isinstance(kind, Word):
+        return click.Choice(list(kind.among))
     if isinstance(kind, FilePath):
-        folder = kind.folder
-        return {"type": click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)}
+        return click.Path(file_okay=not kind.folder, dir_okay=kind.folder, path_type=Path)
     if isinstance(kind, Seconds | Span):
-        return {"type": Duration(kind), "default": text}
-    return {"default": text}
+        return Duration(kind)
+    return click.STRING
 
 
-class _Splitting(click.types.StringParamType):
+class _Semicolons(click.types.StringParamType):
+    """Text, several in one variable separated by `;` (a window holds spaces)."""
+
+    envvar_list_splitter = ";"
+
+
+def _splitting(splitter: str | None) -> click.ParamType[str]:
     """Text, several in one variable separated by `splitter` (None: white space)."""
-
-    def __init__(self, splitter: str | None) -> None:
-        self.envvar_list_splitter = splitter
+    if splitter is None:
+        return click.STRING
+    if splitter != ";":
+        raise ValueError(f"no variable splits on {splitter!r}")
+    return _Semicolons()
 
 
 def build_request(request: type[R], command: str, values: Mapping[str, object]) -> R:
@@ -178,7 +202,9 @@ def given(ctx: click.Context, *names: str) -> tuple[str, ...]:
     `--config` file that serves every command, is not given)."""
     unset = (None, click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
     return tuple(
-        "--" + name.replace("_", "-") for name in names if ctx.get_parameter_source(name) not in unset
+        "--" + name.replace("_", "-")
+        for name in names
+        if ctx.get_parameter_source(name) not in unset
     )
 
 

@@ -65,7 +65,10 @@ def plan(ctx: click.Context, *, request: PlanRequest, output: str, log: Log) -> 
         level = verbosity()
         show_unchanged = request.listing.show_unchanged or level is Verbosity.VERBOSE
         text = plan_render.plan_text(
-            planned.plan, style(), show_unchanged=show_unchanged, only_summary=level is Verbosity.QUIET
+            planned.plan,
+            style(),
+            show_unchanged=show_unchanged,
+            only_summary=level is Verbosity.QUIET,
         )
         log.report(text)
     code = planned.plan.exit_code

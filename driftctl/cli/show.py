@@ -41,4 +41,6 @@ def show(*, file: Path, request: ShowRequest, output: str) -> None:
     else:
         header = plan_render.saved_plan_header(saved, str(file))
         shown = request.listing.show_unchanged
-        click.echo(header + plan_render.plan_text(saved.plan, style(), show_unchanged=shown), nl=False)
+        click.echo(
+            header + plan_render.plan_text(saved.plan, style(), show_unchanged=shown), nl=False
+        )

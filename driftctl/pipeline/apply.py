@@ -24,6 +24,7 @@ from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.installed_crd import notice as crd_notice
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.outcomes import ApplyReport
+from driftctl.core.planning.saved_plan import SavedPlan
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import Declined, DriftctlError, ExitCode, LockHeld, UsageError
 from driftctl.pipeline import saved_plan, trust
@@ -88,7 +89,11 @@ def apply(
     push(report.exit_code, report, verified)
     plan = seen[0] if seen else None
     revision = report.revision or (plan.revision if plan else "")
-    facts = RunFacts(revision, report=report) if plan is None else RunFacts.of_report(revision, plan, report)
+    facts = (
+        RunFacts(revision, report=report)
+        if plan is None
+        else RunFacts.of_report(revision, plan, report)
+    )
     teller.tell_run(facts)
     return report
 
@@ -118,7 +123,7 @@ class _Desired:
 
     state: DesiredState
     checking: trust.Checking
-    saved: saved_plan.SavedPlan | None = None
+    saved: SavedPlan | None = None
 
 
 def _carry_out(
@@ -214,7 +219,13 @@ def _plan(
     if desired.saved is None:
         goal = Goal(desired.state, request.policy, request.drift, selection=request.selection)
         return make_plan(
-            held.kube, request.cluster, goal, situation=situation, shard=shard, for_apply=True, tick=tick
+            held.kube,
+            request.cluster,
+            goal,
+            situation=situation,
+            shard=shard,
+            for_apply=True,
+            tick=tick,
         )
     return saved_plan.replan(
         held.kube,

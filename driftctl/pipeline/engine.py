@@ -227,5 +227,3 @@ def _dry_run_applies(
         reused, remaining = shared_answers(later, asked[0], first)
         answers.append({**reused, **dry_run(kube, remaining, manager, concurrency, tick)})
     return answers
-
-

@@ -56,7 +56,9 @@ def plan(request: PlanRequest, listener: Listener, environ: Mapping[str, str]) -
     goal = Goal(desired, request.policy, drift, selection=request.selection)
     situation = situation_read(kube, lease, listener.notice)
     tick = listener.progress.tick
-    the_plan, live = make_plan(kube, cluster, goal, situation=situation, shard=request.shard, tick=tick)
+    the_plan, live = make_plan(
+        kube, cluster, goal, situation=situation, shard=request.shard, tick=tick
+    )
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, request.shard)
         saved_plan.save(out, the_plan, live, who, policy=request.policy, drift=request.drift)

@@ -211,5 +211,3 @@ def _gitlab(call: ForgeCall) -> tuple[Failed | None, int | None]:
     named = dataclasses.replace(call.status, state=forge.GITLAB_STATUS[call.state])
     sent = send(sinks.gitlab_status_post(call.where, named, call.token), call.left())
     return (sent if isinstance(sent, Failed) else None), None
-
-

@@ -27,6 +27,7 @@ from driftctl.shell.kube import ApiError, Deadline, Kube, connect
 from driftctl.shell.lock import RunLock, read_lease
 
 Notice = Callable[[str], None]  # where retries and warnings are reported as they happen
+RECORDING = Recording()  # the default --max-events
 
 
 def open_cluster(cluster: Cluster, notice: Notice) -> Kube:
@@ -90,7 +91,7 @@ def applier_for(
     *,
     concurrency: int | None = None,
     verified: tuple[str, str] | None = None,
-    recording: Recording = Recording(),
+    recording: Recording = RECORDING,
 ) -> Applier:
     """The applier of one plan, held by `lock`: its Events capped (`recording`) and summed
     up on the lock's Lease, stopping when the Lease is lost; `verified` (the commit and the

@@ -43,7 +43,15 @@ from driftctl.settings.requests import (
     VersionRequest,
     WatchRequest,
 )
-from driftctl.settings.run import MAX_EVENTS, NO_WAIT, ApplyRun, Metrics, Recording, SavedPlanUse, Wait
+from driftctl.settings.run import (
+    MAX_EVENTS,
+    NO_WAIT,
+    ApplyRun,
+    Metrics,
+    Recording,
+    SavedPlanUse,
+    Wait,
+)
 from driftctl.settings.selection import EVERYTHING, Selection
 from driftctl.settings.source import GitAuth, Source
 from driftctl.settings.verify import NO_VERIFY, TRUST_FAILURES, VERIFY_MODES, Verify

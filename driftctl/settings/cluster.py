@@ -163,8 +163,7 @@ class Shard:
         "shard-count",
         Whole(minimum=1),
         1,
-        help="Split the instance's WebApps into this many shards (an Indexed Job's "
-        "completions).",
+        help="Split the instance's WebApps into this many shards (an Indexed Job's completions).",
     )
     index: int = setting(
         "shard-index",

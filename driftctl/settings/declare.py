@@ -92,10 +92,10 @@ class Setting:
         return UsageError(refusal.about(name or self.flag), hint=refusal.hint)
 
     def read(self, value: object, name: str | None = None) -> Any:
-        """Its value from what the command line handed over (text, or typed already);
-        UsageError naming the flag (or `name`) when the value cannot be taken."""
+        """Its value from what the command line handed over (text, or typed already; None:
+        its default); UsageError naming the flag (or `name`) when the value cannot be taken."""
         if value is None:
-            return None
+            return self.default
         try:
             if self.many:
                 return tuple(self.kind.adopt(each) for each in value)  # type: ignore[attr-defined]
@@ -112,7 +112,7 @@ class Setting:
         return self.kind.text(value)
 
 
-def setting(name: str, kind: Kind[Any], default: Any = None, *, help: str, **options: Any) -> Any:  # noqa: A002
+def setting(name: str, kind: Kind[Any], default: Any = None, *, help: str, **options: Any) -> Any:
     """A field of a settings group declared as the setting `name` (see `Setting`)."""
     declared = Setting(name, kind, help, default, **options)
     return dataclasses.field(default=default, metadata={_SETTING: declared})
@@ -143,7 +143,7 @@ def declarations(group: type[Grouped]) -> tuple[Setting, ...]:
     """The settings of a group, in the order they are declared, each knowing its field and
     its commands (the group's unless it names its own)."""
     found = []
-    for each in dataclasses.fields(group):  # type: ignore[arg-type]
+    for each in dataclasses.fields(group):
         declared = each.metadata.get(_SETTING)
         if isinstance(declared, Setting):
             commands = declared.commands or group.GROUP.commands
@@ -189,3 +189,15 @@ def every_group(requests: Iterable[type[Any]]) -> tuple[type[Grouped], ...]:
         for _, group in groups_of(request):
             seen.setdefault(group, None)
     return tuple(seen)
+
+
+def from_written(group: type[G], **values: object) -> G:
+    """The group's value from its settings' values by field, as written (text, read by each
+    setting's kind: `max_prune="25%"`) or typed already; what a saved plan or a test holds."""
+    declared = {each.field: each for each in declarations(group)}
+    return group(
+        **{
+            name: declared[name].read(value) if name in declared else value
+            for name, value in values.items()
+        }
+    )

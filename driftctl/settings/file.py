@@ -24,7 +24,7 @@ from driftctl.errors import Problem
 from driftctl.settings.declare import Grouped, Setting, declarations
 from driftctl.settings.kinds import Refusal, plain_type
 
-Where = Callable[[tuple[object, ...]], tuple[int, int]]  # a value's path -> line, column
+Where = Callable[[tuple[str | int, ...]], tuple[int, int]]  # a value's path -> line, column
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def read_config(
     taken: dict[str, Entry] = {}
     unused = []
     for key, value in body.items():
-        line, column = where((key,))
+        line, column = where((str(key),))
         refusal = _refusal(key, value, known, where)
         if isinstance(refusal, Problem):
             problems.append(refusal)
@@ -95,7 +95,7 @@ def _refusal(
     key: object, value: object, known: Mapping[str, list[Setting]], where: Where
 ) -> Problem | None:
     """Why a key cannot be in a file at all, or its value in none of its settings."""
-    line, column = where((key,))
+    line, column = where((str(key),))
     if not isinstance(key, str) or key not in known:
         hint = _nearest(str(key), known)
         return Problem("", line, column, f"unknown key {key!r}{hint}")
@@ -126,7 +126,7 @@ class _At(Exception):
 
 
 def _value(setting: Setting, value: object, where: Where) -> Any:
-    path: tuple[object, ...] = (setting.name,)
+    path: tuple[str | int, ...] = (setting.name,)
     try:
         if value is None:
             if setting.default is not None:
@@ -173,5 +173,7 @@ def _in(file: str, problem: Problem) -> Problem:
 def shape_problem(file: str, body: object) -> Problem | None:
     """Why a document cannot be a settings file at all (it must be one mapping)."""
     if not isinstance(body, Mapping):
-        return Problem(file, 1, 1, f"a --config file is one mapping of settings, not {plain_type(body)}")
+        return Problem(
+            file, 1, 1, f"a --config file is one mapping of settings, not {plain_type(body)}"
+        )
     return None

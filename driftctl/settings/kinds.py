@@ -17,7 +17,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from driftctl import durations
 
@@ -28,7 +28,7 @@ Check = Callable[[str], "str | None"]  # why a text is refused, or None
 # How a reason may start to read right after a setting's name, with a space: a verb
 # ("--max-prune must be ...") or the value it is about ("--ignore 'Pod:/x' names ...").
 # Any other reason is a sentence of its own, after a colon.
-_PREDICATES = ("must", "is ", "has ", "names", "needs", "only", "cannot", "does", "'")
+_PREDICATES = ("must", "is ", "has ", "holds ", "names", "needs", "only", "cannot", "does", "'")
 
 
 class Refusal(ValueError):
@@ -139,6 +139,9 @@ class Whole(Kind[int]):
 
     def to_plain(self, value: int) -> object:
         return value
+
+    def adopt(self, value: object) -> int:
+        return self.parse(value) if isinstance(value, str) else self._bounded(int(value))  # type: ignore[call-overload]
 
     def _bounded(self, number: int) -> int:
         low, high = self.minimum, self.maximum

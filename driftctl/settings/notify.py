@@ -18,7 +18,17 @@ from driftctl.settings.declare import Group, setting
 from driftctl.settings.kinds import FilePath, Listed, Seconds, Text, Url, Whole
 
 # What a run may tell people about (core.notify.facts.Category's values, in its order).
-NOTIFY_ON = ("error", "invalid", "rollout", "conflict", "guard", "held", "drift", "prune", "applied")
+NOTIFY_ON = (
+    "error",
+    "invalid",
+    "rollout",
+    "conflict",
+    "guard",
+    "held",
+    "drift",
+    "prune",
+    "applied",
+)
 DEFAULT_NOTIFY_BYTES = 16_384  # a digest's bound; Slack cuts a message's text at 40,000
 MIN_NOTIFY_BYTES = 2_048
 GITHUB_API = "https://api.github.com"
@@ -71,7 +81,7 @@ class Notify:
         "notify-repeat",
         Seconds(),
         86_400.0,
-        help="How long before something told and unchanged is told again (0: never).",
+        help="How long before something told and unchanged is told again, 0 for never.",
     )
     timeout: float = setting(
         "notify-timeout",
@@ -110,8 +120,8 @@ class Notify:
         "alertmanager-ttl",
         Seconds(minimum=60),
         3_600.0,
-        help="How long a firing alert lasts unless a later run sends it again (above the time "
-        "between runs).",
+        help="How long a firing alert lasts unless a later run sends it again: longer than the "
+        "time between runs.",
     )
     github_repo: str | None = setting(
         "github-repo",

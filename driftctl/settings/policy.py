@@ -54,9 +54,7 @@ class MaxPrune:
         return f"{self.value}%" if self.percent else str(self.value)
 
 
-_WINDOW_HINT = (
-    "for example --window 'deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes'"
-)
+_WINDOW_HINT = "for example --window 'deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes'"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 from driftctl.settings.check import Check, Refs
 from driftctl.settings.cluster import WHOLE, Cluster, Lock, Shard
+from driftctl.settings.declare import Grouped, every_group, groups_of, taken_by
 from driftctl.settings.drift import Drift
 from driftctl.settings.install import DryRun, Install, Removal
 from driftctl.settings.notify import Notify
-from driftctl.settings.outputs import CrdOptions, Listing, PlanOutputs, VersionOptions
+from driftctl.settings.outputs import CrdOptions, Listing, Logging, PlanOutputs, VersionOptions
 from driftctl.settings.policy import Policy
 from driftctl.settings.run import NO_WAIT, ApplyRun, Metrics, Recording, SavedPlanUse, Wait
 from driftctl.settings.selection import EVERYTHING, Selection
@@ -29,15 +30,15 @@ from driftctl.settings.watch import Watch
 class CrdRequest:
     """`crd`: print the CRD, or (--diff) what installing it changes in the cluster's."""
 
-    options: CrdOptions = CrdOptions()
-    cluster: Cluster = Cluster()
+    options: CrdOptions = field(default_factory=CrdOptions)
+    cluster: Cluster = field(default_factory=Cluster)
 
 
 @dataclass(frozen=True)
 class ValidateRequest:
     """`validate`: the desired state in Git, without a cluster."""
 
-    source: Source = Source()
+    source: Source = field(default_factory=Source)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class DiffRequest:
     """`diff`: how the desired state changes between two refs, without a cluster."""
 
     refs: Refs
-    source: Source = Source()
+    source: Source = field(default_factory=Source)
 
 
 @dataclass(frozen=True)
@@ -53,15 +54,15 @@ class PlanRequest:
     """`plan`: what apply would do, exactly, with no write."""
 
     selection: Selection = EVERYTHING
-    source: Source = Source()
-    cluster: Cluster = Cluster()
-    policy: Policy = Policy()
-    drift: Drift = Drift()
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    policy: Policy = field(default_factory=Policy)
+    drift: Drift = field(default_factory=Drift)
     shard: Shard = WHOLE
     verify: Verify = NO_VERIFY
-    lock: Lock = Lock()
-    listing: Listing = Listing()
-    outputs: PlanOutputs = PlanOutputs()
+    lock: Lock = field(default_factory=Lock)
+    listing: Listing = field(default_factory=Listing)
+    outputs: PlanOutputs = field(default_factory=PlanOutputs)
 
 
 @dataclass(frozen=True)
@@ -71,19 +72,19 @@ class ApplyRequest:
     own source is read)."""
 
     selection: Selection = EVERYTHING
-    source: Source = Source()
-    cluster: Cluster = Cluster()
-    policy: Policy = Policy()
-    drift: Drift = Drift()
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    policy: Policy = field(default_factory=Policy)
+    drift: Drift = field(default_factory=Drift)
     shard: Shard = WHOLE
     verify: Verify = NO_VERIFY
-    lock: Lock = Lock()
-    metrics: Metrics = Metrics()
+    lock: Lock = field(default_factory=Lock)
+    metrics: Metrics = field(default_factory=Metrics)
     wait: Wait = NO_WAIT
-    notify: Notify = Notify()
-    saved: SavedPlanUse = SavedPlanUse()
-    recording: Recording = Recording()
-    run: ApplyRun = ApplyRun()
+    notify: Notify = field(default_factory=Notify)
+    saved: SavedPlanUse = field(default_factory=SavedPlanUse)
+    recording: Recording = field(default_factory=Recording)
+    run: ApplyRun = field(default_factory=ApplyRun)
     source_given: bool = field(default=True, compare=False)
 
 
@@ -92,13 +93,13 @@ class CheckRequest:
     """`check`: what merging a pull request does, read-only."""
 
     refs: Refs
-    source: Source = Source()
-    cluster: Cluster = Cluster()
-    policy: Policy = Policy()
-    drift: Drift = Drift()
-    lock: Lock = Lock()
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    policy: Policy = field(default_factory=Policy)
+    drift: Drift = field(default_factory=Drift)
+    lock: Lock = field(default_factory=Lock)
     verify: Verify = NO_VERIFY
-    check: Check = Check()
+    check: Check = field(default_factory=Check)
 
     def __post_init__(self) -> None:
         self.check.needs_verify(self.verify)
@@ -108,49 +109,49 @@ class CheckRequest:
 class WatchRequest:
     """`watch`: apply, continuously: apply's settings and watch's own pacing."""
 
-    source: Source = Source()
-    cluster: Cluster = Cluster()
-    policy: Policy = Policy()
-    drift: Drift = Drift()
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    policy: Policy = field(default_factory=Policy)
+    drift: Drift = field(default_factory=Drift)
     verify: Verify = NO_VERIFY
-    lock: Lock = Lock()
-    recording: Recording = Recording()
-    pace: Watch = Watch()
-    notify: Notify = Notify()
+    lock: Lock = field(default_factory=Lock)
+    recording: Recording = field(default_factory=Recording)
+    pace: Watch = field(default_factory=Watch)
+    notify: Notify = field(default_factory=Notify)
 
 
 @dataclass(frozen=True)
 class UnlockRequest:
     """`unlock`: free the instance's (or a shard's) Lease."""
 
-    cluster: Cluster = Cluster()
+    cluster: Cluster = field(default_factory=Cluster)
     shard: Shard = WHOLE
-    lock: Lock = Lock()
+    lock: Lock = field(default_factory=Lock)
 
 
 @dataclass(frozen=True)
 class StatusRequest:
     """`status`: the instance's WebApps against Git, and its lock."""
 
-    source: Source = Source()
-    cluster: Cluster = Cluster()
-    drift: Drift = Drift()
-    lock: Lock = Lock()
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    drift: Drift = field(default_factory=Drift)
+    lock: Lock = field(default_factory=Lock)
 
 
 @dataclass(frozen=True)
 class ShowRequest:
     """`show FILE`: a saved plan, as plan printed it."""
 
-    listing: Listing = Listing()
+    listing: Listing = field(default_factory=Listing)
 
 
 @dataclass(frozen=True)
 class VersionRequest:
     """`version`: this driftctl's, and (unless --client) the cluster's."""
 
-    options: VersionOptions = VersionOptions()
-    cluster: Cluster = Cluster()
+    options: VersionOptions = field(default_factory=VersionOptions)
+    cluster: Cluster = field(default_factory=Cluster)
 
 
 @dataclass(frozen=True)
@@ -158,17 +159,17 @@ class InstallRequest:
     """`install`: the CRD, then the CronJob or the operator, for a repository."""
 
     install: Install
-    dry_run: DryRun = DryRun()
-    cluster: Cluster = Cluster()
+    dry_run: DryRun = field(default_factory=DryRun)
+    cluster: Cluster = field(default_factory=Cluster)
 
 
 @dataclass(frozen=True)
 class UninstallRequest:
     """`uninstall`: driftctl taken away, its finalizers released first."""
 
-    removal: Removal = Removal()
-    dry_run: DryRun = DryRun()
-    cluster: Cluster = Cluster()
+    removal: Removal = field(default_factory=Removal)
+    dry_run: DryRun = field(default_factory=DryRun)
+    cluster: Cluster = field(default_factory=Cluster)
 
 
 REQUESTS = {
@@ -187,3 +188,14 @@ REQUESTS = {
     "uninstall": UninstallRequest,
 }
 """Every command that takes settings, with its request."""
+
+
+def groups_taken_by(command: str) -> tuple[type[Grouped], ...]:
+    """Every settings group `command` takes: its request's, in order, then the log's
+    (--log-format, after -o, where the command logs)."""
+    groups = tuple(group for _, group in groups_of(REQUESTS[command]))
+    return groups + ((Logging,) if taken_by(Logging, command) else ())
+
+
+GROUPS = (*every_group(REQUESTS.values()), Logging)
+"""Every settings group of every command."""

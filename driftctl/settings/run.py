@@ -80,7 +80,9 @@ class Recording:
         MAX_EVENTS,
         help="Most Kubernetes Events one run records (one per changed WebApp); one summary "
         "Event on the run's Lease counts the rest.",
-        help_for={"watch": "Most Kubernetes Events one reconcile records (one per changed WebApp)."},
+        help_for={
+            "watch": "Most Kubernetes Events one reconcile records (one per changed WebApp)."
+        },
     )
 
 

@@ -103,4 +103,6 @@ class Watch:
         """The shards this process may lead, in the order it tries their Leases."""
         if self.shard_index is not None:
             return (Shard(index=self.shard_index, count=self.shard_count),)
-        return tuple(Shard(index=index, count=self.shard_count) for index in range(self.shard_count))
+        return tuple(
+            Shard(index=index, count=self.shard_count) for index in range(self.shard_count)
+        )

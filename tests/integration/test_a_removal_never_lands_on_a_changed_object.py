@@ -10,8 +10,9 @@ from pathlib import Path
 
 from driftctl.core.planning.actions import Update
 from driftctl.core.planning.outcomes import Outcome
-from driftctl.pipeline.engine import make_plan, open_cluster
+from driftctl.pipeline.engine import Goal, make_plan
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.runs import open_cluster
 from driftctl.settings import Cluster, Policy, Source
 from driftctl.shell.apply import Applier
 from driftctl.shell.cleanup import Deleter
@@ -24,10 +25,12 @@ def test_an_object_changed_since_the_plan_keeps_its_fields_and_fails(
     harness: Harness, tmp_path: Path
 ) -> None:
     cases.env_added_by_kubectl_patch(harness, tmp_path)
-    source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
-    cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
+    source = Source(
+        repo=str(harness.repo.path), ref="main", path="apps", namespace=harness.namespace
+    )
+    cluster = Cluster(kubeconfig=str(harness.kubeconfig), instance=harness.instance)
     kube = open_cluster(cluster, lambda line: None)
-    plan, live = make_plan(kube, load_desired(source, os.environ), cluster, Policy())
+    plan, live = make_plan(kube, cluster, Goal(load_desired(source, os.environ), Policy()))
     [update] = [action for action in plan.actions if isinstance(action, Update)]
     assert update.revert is not None
 

@@ -22,8 +22,8 @@ from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import Outcome
 from driftctl.core.source.model import Place
 from driftctl.core.watch.census import Census
-from driftctl.pipeline.runs import holder_identity, lease_of, open_cluster
 from driftctl.pipeline.offline import load_desired
+from driftctl.pipeline.runs import holder_identity, lease_of, open_cluster
 from driftctl.pipeline.watch.feed import Feed
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.reconcile import Memory, Reconciler
@@ -67,8 +67,10 @@ def shop_scaled_by_hand(
     applied = harness.driftctl("apply")
     assert applied.code == 0, applied.err
     harness.kubectl("scale", "deployment/shop", "--replicas=9", "-n", harness.namespace)
-    cluster = Cluster(str(harness.kubeconfig), instance=harness.instance)
-    source = Source(str(harness.repo.path), "main", "apps", namespace=harness.namespace)
+    cluster = Cluster(kubeconfig=str(harness.kubeconfig), instance=harness.instance)
+    source = Source(
+        repo=str(harness.repo.path), ref="main", path="apps", namespace=harness.namespace
+    )
     return WatchRequest(source=source, cluster=cluster, lock=Lock(namespace=LOCK_NAMESPACE))
 
 

@@ -35,6 +35,7 @@ from driftctl.core.source.model import WebApp
 from driftctl.errors import ExitCode, UsageError
 from driftctl.render.check import check_markdown
 from driftctl.settings import Check
+from driftctl.settings.declare import from_written
 from tests.support.builders import app, webapp
 from tests.support.clirun import run_driftctl
 from tests.support.gitrepos import Repo
@@ -261,7 +262,7 @@ def test_nothing_to_report_is_one_line() -> None:
 )
 def test_bad_check_flags_are_usage_errors(fail_on: str, max_bytes: int) -> None:
     with pytest.raises(UsageError):
-        Check.of(fail_on=fail_on, max_bytes=max_bytes, offline=False)
+        from_written(Check, fail_on=fail_on, max_bytes=max_bytes, offline=False)
 
 
 @pytest.fixture

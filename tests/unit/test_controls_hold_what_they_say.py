@@ -38,6 +38,7 @@ from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Origin, WebApp
 from driftctl.policies import DriftPolicy, Propagation, Suspension
 from driftctl.settings import MaxPrune, Policy
+from driftctl.settings.declare import from_written
 from tests.support.builders import app
 from tests.support.model_runs import (
     NAMES,
@@ -341,12 +342,13 @@ FRIDAY_EVENING = "deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes"
 
 
 def windowed(*windows: str, override: bool = False) -> Policy:
-    return Policy.of(
+    return from_written(
+        Policy,
         prune=True,
         allow_empty=False,
         max_prune="100%",
         recreate=False,
-        window=windows,
+        windows=windows,
         override_windows=override,
     )
 

@@ -59,10 +59,10 @@ def test_every_shard_in_turn_ends_where_one_unsharded_run_ends(
     for what, name, number in behind_our_back:
         drift(cluster, what, name, number, STAMP)
 
-    written = [run(cluster, desired, Shard(index, count)) for index in range(count)]
+    written = [run(cluster, desired, Shard(index=index, count=count)) for index in range(count)]
 
     for index, keys in enumerate(written):
-        assert all(owns(Shard(index, count), key.namespace, key.name) for key in keys)
+        assert all(owns(Shard(index=index, count=count), key.namespace, key.name) for key in keys)
     assert sum(len(keys) for keys in written) == len(set().union(*written))  # no key twice
     unsharded, dry_runs = plan(cluster, desired, Shard())
     assert changes(unsharded) == []
@@ -77,10 +77,10 @@ def test_changing_the_shard_count_moves_webapps_without_a_write_or_a_dry_run(
 ) -> None:
     cluster = ModelCluster()
     for index in range(before):
-        run(cluster, desired, Shard(index, before))
+        run(cluster, desired, Shard(index=index, count=before))
 
     for index in range(after):
-        planned, dry_runs = plan(cluster, desired, Shard(index, after))
+        planned, dry_runs = plan(cluster, desired, Shard(index=index, count=after))
         assert changes(planned) == []
         assert dry_runs == 0
 
@@ -90,8 +90,8 @@ def test_a_webapp_that_moved_shards_is_not_pruned_by_its_old_shard() -> None:
     cluster = converged([app("shop"), app("blog"), app("chat")])
     desired = [app("shop"), app("chat")]
 
-    old_shard, _ = plan(cluster, desired, Shard(0, 4))
-    new_shard, _ = plan(cluster, desired, Shard(3, 4))
+    old_shard, _ = plan(cluster, desired, Shard(index=0, count=4))
+    new_shard, _ = plan(cluster, desired, Shard(index=3, count=4))
 
     assert "WebApp/web/blog" not in [action.key.display for action in old_shard.actions]
     assert changes(new_shard) == [("WebApp/web/blog", Verb.PRUNE)]
@@ -99,7 +99,7 @@ def test_a_webapp_that_moved_shards_is_not_pruned_by_its_old_shard() -> None:
 
 def test_a_shard_never_plans_another_shards_webapps() -> None:
     cluster = converged([app(name) for name in NAMES])
-    shard = Shard(2, 3)  # chat alone
+    shard = Shard(index=2, count=3)  # chat alone
 
     planned, _ = plan(cluster, [app(name, replicas=2) for name in NAMES], shard)
 
@@ -112,8 +112,8 @@ def test_max_prune_counts_the_shards_managed_webapps() -> None:
     cluster = converged([app(name) for name in NAMES])
     keep = [app(name) for name in NAMES if name not in ("wiki", "cart", "api")]
 
-    refused, _ = plan(cluster, keep, Shard(1, 3), Policy())
-    allowed, _ = plan(cluster, [*keep, app("api")], Shard(1, 3), Policy())
+    refused, _ = plan(cluster, keep, Shard(index=1, count=3), Policy())
+    allowed, _ = plan(cluster, [*keep, app("api")], Shard(index=1, count=3), Policy())
 
     assert refused.refusals == (
         "refusing to prune 3 objects: more than the default --max-prune "
@@ -125,8 +125,10 @@ def test_max_prune_counts_the_shards_managed_webapps() -> None:
 def test_a_shard_with_nothing_in_git_may_prune_but_an_empty_git_may_not() -> None:
     cluster = converged([app("shop"), app("chat")])
 
-    emptied_shard, _ = plan(cluster, [app("shop")], Shard(2, 3))  # chat's shard, now empty
-    empty_git, _ = plan(cluster, [], Shard(2, 3))
+    emptied_shard, _ = plan(
+        cluster, [app("shop")], Shard(index=2, count=3)
+    )  # chat's shard, now empty
+    empty_git, _ = plan(cluster, [], Shard(index=2, count=3))
 
     assert changes(emptied_shard) == [("WebApp/web/chat", Verb.PRUNE)]
     assert empty_git.refusals
@@ -146,7 +148,9 @@ def test_a_deployment_owned_by_another_shards_webapp_is_not_an_orphan() -> None:
     cluster.apply(_deployment_of(shop, "chat"), c.FIELD_MANAGER)
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
 
-    chats_shard = finish(prepare([app("shop")], live, STAMP, POLICY, shard=Shard(2, 3)), {})
+    chats_shard = finish(
+        prepare([app("shop")], live, STAMP, POLICY, shard=Shard(index=2, count=3)), {}
+    )
     unsharded = finish(prepare([app("shop")], live, STAMP, POLICY), {})
 
     assert changes(chats_shard) == []

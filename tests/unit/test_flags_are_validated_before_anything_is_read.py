@@ -10,6 +10,7 @@ import pytest
 
 from driftctl.errors import UsageError
 from driftctl.settings import Cluster, Lock, MaxPrune, Policy, Source, namespace_list
+from driftctl.settings.declare import from_written
 from tests.support.clirun import run_driftctl
 
 # Neither exists: reading either would fail with exit 4, so exit 2 proves nothing was read.
@@ -48,12 +49,12 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
         pytest.param(["--override-manager", " "], "--override-manager must", id="override"),
         pytest.param(
             ["--target-namespaces", "shop,Blog"],
-            "--target-namespaces: 'Blog' must be",
+            "--target-namespaces 'Blog' must be",
             id="target-namespace-uppercase",
         ),
         pytest.param(
             ["--target-namespaces", "shop,,blog"],
-            "--target-namespaces: '' must",
+            "--target-namespaces '' must",
             id="target-namespace-empty",
         ),
         pytest.param(
@@ -68,7 +69,7 @@ NOWHERE = ["--repo", "/nonexistent/repo", "--kubeconfig", "/nonexistent/kubeconf
         ),
         pytest.param(
             ["--quarantine-grace", "soon"],
-            "--quarantine-grace: 'soon' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or",
+            "'soon' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or",
             id="quarantine-grace",
         ),
         pytest.param(["--prune-policy", "keep"], "Invalid value for '--prune-policy'", id="prune"),
@@ -187,7 +188,7 @@ def test_help_names_the_environment_variable_of_each_flag(
 
 
 def test_settings_hold_typed_values() -> None:
-    policy = Policy.of(prune=True, allow_empty=False, max_prune="25%", recreate=True)
+    policy = from_written(Policy, prune=True, allow_empty=False, max_prune="25%", recreate=True)
 
     assert policy.max_prune == MaxPrune(25, percent=True)
     assert Source(repo=str(Path("x")), namespace="web").at("main").ref == "main"
@@ -196,4 +197,4 @@ def test_settings_hold_typed_values() -> None:
     assert namespace_list(" shop, blog ") == ("shop", "blog")
     assert namespace_list("") == namespace_list(None) == ()
     with pytest.raises(UsageError, match="--instance"):
-        Cluster(instance="-leading-dash")
+        from_written(Cluster, instance="-leading-dash")

@@ -18,7 +18,7 @@ from tests.support.gitrepos import Repo, git_env
 
 
 def read(repo: Path | str, ref: str | None = None, path: str = "") -> Snapshot:
-    return read_snapshot(Source(str(repo), ref=ref, path=path), os.environ)
+    return read_snapshot(Source(repo=str(repo), ref=ref, path=path), os.environ)
 
 
 def files(snapshot: Snapshot) -> dict[str, bytes | None]:

@@ -15,6 +15,7 @@ from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.errors import UsageError
 from driftctl.ignore_rules import IgnoreRule
 from driftctl.settings import DEFAULT_OVERRIDE_MANAGERS, Drift
+from driftctl.settings.declare import from_written
 from tests.support.builders import captured_deployment
 from tests.support.goldens import load_object
 
@@ -66,14 +67,17 @@ def test_a_rule_that_cannot_work_is_refused_with_the_reason(text: str, reason: s
 
 
 def test_flags_become_drift_settings_or_a_usage_error() -> None:
-    assert Drift.of().override_managers == DEFAULT_OVERRIDE_MANAGERS
-    assert Drift.of(override_managers=["ops", "ops"]).override_managers == ("ops",)
-    assert Drift.of(override_managers=["none"]).override_managers == ()
-    assert Drift.of(ignore=["Deployment:/spec/replicas"]).ignore[0].pointer == "/spec/replicas"
+    assert from_written(Drift).override_managers == DEFAULT_OVERRIDE_MANAGERS
+    assert from_written(Drift, override_managers=["ops", "ops"]).override_managers == ("ops",)
+    assert from_written(Drift, override_managers=["none"]).override_managers == ()
+    assert (
+        from_written(Drift, ignore=["Deployment:/spec/replicas"]).ignore[0].pointer
+        == "/spec/replicas"
+    )
     with pytest.raises(UsageError, match="--ignore 'Pod:/x' names kind"):
-        Drift.of(ignore=["Pod:/x"])
+        from_written(Drift, ignore=["Pod:/x"])
     with pytest.raises(UsageError, match="--ignore-manager must be 1 to 128"):
-        Drift.of(ignore_managers=[""])
+        from_written(Drift, ignore_managers=[""])
 
 
 def scaled_by(manager: str, replicas: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tests.support.gitrepos import Repo
 def problems_at_commit(tmp_path: Path, name: str, content: bytes) -> list[str]:
     repo = Repo(tmp_path / "repo").write({name: content})
     repo.commit()
-    snapshot = read_snapshot(Source(str(repo.path), ref="main"), os.environ)
+    snapshot = read_snapshot(Source(repo=str(repo.path), ref="main"), os.environ)
     return [str(problem) for problem in load_documents(snapshot.entries).problems]
 
 

@@ -36,7 +36,7 @@ def test_a_successful_run_reports_its_success_revision_and_objects() -> None:
         REVISION,
     )
 
-    got = samples(RunResult(0, 1_800_000_000.5, 2.5, Shard(1, 3), report))
+    got = samples(RunResult(0, 1_800_000_000.5, 2.5, Shard(index=1, count=3), report))
 
     assert got[("driftctl_last_success_timestamp_seconds", ())] == 1_800_000_000.5
     assert got[("driftctl_last_run_timestamp_seconds", ())] == 1_800_000_000.5
@@ -82,5 +82,5 @@ def test_a_failed_run_leaves_out_the_last_success_and_the_revision() -> None:
 
 
 def test_the_group_is_instance_and_shard_never_a_pod() -> None:
-    assert grouping_key("blue", Shard(2, 3)) == {"instance": "blue", "shard": "2"}
+    assert grouping_key("blue", Shard(index=2, count=3)) == {"instance": "blue", "shard": "2"}
     assert grouping_key("blue", Shard()) == {"instance": "blue", "shard": "0"}

@@ -54,7 +54,8 @@ from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
 from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.render import digest, sinks
-from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify, Webhook
+from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify
+from driftctl.settings.declare import build
 from driftctl.shell.notify_http import Failed, Sent, send
 from tests.support.receivers import accepting, answering, serving
 
@@ -312,7 +313,7 @@ def test_settings_that_cannot_work_are_refused(flags: dict[str, object]) -> None
         "gitlab_api": None,
     }  # fmt: skip
     with pytest.raises(UsageError):
-        Notify.of(**{**given, **flags})  # type: ignore[arg-type]
+        build(Notify, {**given, **flags}, "apply")
 
 
 @pytest.mark.parametrize(
@@ -339,8 +340,8 @@ def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path
     warnings: list[str] = []
     cluster = Cluster(kubeconfig=str(tmp_path / "missing"))
     with serving(accepting) as receiver:
-        notify = Notify(webhook=Webhook(receiver.url))
-        gatherer = Gatherer(Teller(notify, cluster, Lock("ops"), WHOLE, warnings.append))
+        notify = Notify(webhook_url=receiver.url)
+        gatherer = Gatherer(Teller(notify, cluster, Lock(namespace="ops"), WHOLE, warnings.append))
         for key in (SHOP, ObjectKey("Deployment", "web", "blog")):
             update = Update(key, "", {}, (), (SCALED,))
             facts = facts_of((update, Outcome.CONFIGURED, ""))

@@ -26,12 +26,14 @@ from driftctl.core.planning.plan import finish, prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy
+from driftctl.settings.declare import from_written
 from tests.support.goldens import GoldenCase, case_files, load_case
 
 
 def policy_of(case: GoldenCase) -> Policy:
     raw = case.options
-    return Policy.of(
+    return from_written(
+        Policy,
         prune=raw.get("prune", True),
         allow_empty=raw.get("allow_empty", False),
         max_prune=raw.get("max_prune"),

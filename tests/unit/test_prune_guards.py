@@ -10,6 +10,7 @@ from driftctl import conventions as c
 from driftctl.core.planning.guards import check_prunes, delete_body, prune_limit
 from driftctl.errors import UsageError
 from driftctl.settings import MaxPrune, Policy
+from driftctl.settings.declare import from_written
 
 
 def live(name: str, *, instance: str = "default", protected: bool = False) -> dict[str, Any]:
@@ -136,7 +137,7 @@ def test_max_prune_parses_counts_and_percentages(text: str, parsed: MaxPrune) ->
 )
 def test_bad_max_prune_is_a_usage_error(text: str) -> None:
     with pytest.raises(UsageError, match="--max-prune"):
-        MaxPrune.parse(text)
+        from_written(Policy, max_prune=text)
 
 
 def test_delete_carries_uid_and_resource_version_preconditions() -> None:

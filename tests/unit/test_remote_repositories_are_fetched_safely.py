@@ -36,7 +36,7 @@ def daemon(served: Repo) -> Iterator[str]:
 
 def fetch(url: str, cache: Path, ref: str | None = None, **env: str) -> Snapshot:
     environ = {**os.environ, **env}
-    return read_snapshot(Source(url, ref=ref, path="deploy", cache_dir=cache), environ)
+    return read_snapshot(Source(repo=url, ref=ref, path="deploy", cache_dir=cache), environ)
 
 
 def image_of(snapshot: Snapshot) -> bytes:

@@ -80,12 +80,14 @@ def test_a_released_lease_has_no_holder_and_is_free_at_once() -> None:
 
 
 def test_each_shard_of_a_sharded_instance_holds_its_own_lease() -> None:
-    names = {lease.LeaseRef("ops", "blue", Shard(index, 3)).name for index in range(3)}
+    names = {lease.LeaseRef("ops", "blue", Shard(index=index, count=3)).name for index in range(3)}
 
     assert names == {"driftctl-blue-shard-0", "driftctl-blue-shard-1", "driftctl-blue-shard-2"}
-    assert lease.LeaseRef("ops", "blue", Shard(0, 1)).name == "driftctl-blue"  # unsharded
+    assert (
+        lease.LeaseRef("ops", "blue", Shard(index=0, count=1)).name == "driftctl-blue"
+    )  # unsharded
     # One index holds one Lease whatever the count, so runs of one index never overlap.
-    assert lease.LeaseRef("ops", "blue", Shard(1, 2)).name == "driftctl-blue-shard-1"
+    assert lease.LeaseRef("ops", "blue", Shard(index=1, count=2)).name == "driftctl-blue-shard-1"
 
 
 TERM = lease.Term(duration=30, renew_every=10, renew_deadline=20, retry_every=2)

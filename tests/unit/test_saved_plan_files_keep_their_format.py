@@ -52,9 +52,13 @@ from driftctl.core.source.model import Place
 from driftctl.ignore_rules import IgnoreRule
 from driftctl.policies import PrunePolicy
 from driftctl.settings import Drift, MaxPrune, Policy
+from driftctl.settings.declare import from_written
 
 VERSION_1 = Path(__file__).parent / "golden" / "saved-plans" / "version-1.json"
 VERSION_2 = Path(__file__).parent / "golden" / "saved-plans" / "version-2.json"
+# Version 2 as written before the policy's keys followed the settings' declarations (the
+# same keys and values, the controls in another order): still read as the same plan.
+VERSION_2_FIRST_ORDER = VERSION_2.with_name("version-2-keys-in-their-first-order.json")
 SHA = "a" * 40
 CHANGE = FieldChange(
     "spec.replicas", "replace", 5, 3, ("kubectl-scale",), ("f:spec", "f:replicas"), "a note", 2
@@ -165,21 +169,23 @@ def written(plan: Plan) -> str:
         [live_object(c.KIND, "old", "u1", "5")], [live_object(c.DEPLOYMENT_KIND, "upd", "u2", "6")]
     )
     identity = PlanIdentity("default", "driftctl", "repo#apps", SHA, "web", CrdIdentity.current())
-    policy = Policy.of(
+    policy = from_written(
+        Policy,
         prune=True,
         allow_empty=False,
         max_prune="25%",
         recreate=True,
         prune_policy="quarantine",
-        prune_propagation="foreground",
+        propagation="foreground",
         quarantine_grace="12h",
         change_policy="hold",
         drift_policy="warn",
-        window=("deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes",),
+        windows=("deny 0 18 * * 5 for 64h in Europe/Berlin on changes,prunes",),
         override_windows=True,
     )
     rules = (IgnoreRule.parse("Deployment:/spec/replicas"),)
-    return saved_plan_json(plan, live, identity, policy, Drift(("kubectl",), rules))
+    drift = Drift(override_managers=("kubectl",), ignore=rules)
+    return saved_plan_json(plan, live, identity, policy, drift)
 
 
 def committed(golden: Path) -> str:
@@ -203,13 +209,19 @@ def test_a_version_2_file_reads_back_as_the_plan_and_its_controls() -> None:
     assert saved.policy.override_windows
 
 
+def test_a_version_2_file_with_its_keys_in_their_first_order_reads_back_the_same() -> None:
+    first = parse_saved_plan(committed(VERSION_2_FIRST_ORDER), "version-2.json")
+
+    assert first == parse_saved_plan(committed(VERSION_2), "version-2.json")
+
+
 def test_a_version_1_file_reads_back_as_the_plan_with_the_controls_defaults() -> None:
     saved = parse_saved_plan(committed(VERSION_1), "version-1.json")
 
     assert saved.plan == every_action()
     assert saved.bases[webapp("old")] == ("u1", "5")
     assert saved.bases[webapp("new")] is None
-    assert saved.policy == Policy(True, False, MaxPrune(25, True), True)
+    assert saved.policy == Policy(max_prune=MaxPrune(25, True), recreate=True)
 
 
 def test_every_field_of_every_action_is_saved_or_left_out_on_purpose() -> None:

@@ -18,11 +18,13 @@ from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.saved_plan import parse_saved_plan, saved_plan_json
 from driftctl.settings import Drift, Policy
+from driftctl.settings.declare import from_written
 from tests.support.model_runs import IDENTITY
 
 SHOP = ObjectKey(c.DEPLOYMENT_KIND, "web", "shop")
 ENV = ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"app"}', "f:env")
-DRIFT = Drift.of(
+DRIFT = from_written(
+    Drift,
     override_managers=["kubectl-patch"],
     ignore=["Deployment:/spec/replicas"],
     ignore_managers=["ops-bot"],

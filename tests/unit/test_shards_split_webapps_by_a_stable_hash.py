@@ -93,7 +93,7 @@ def test_the_namespace_is_part_of_the_key() -> None:
 def test_an_unsharded_run_owns_everything_and_each_object_has_exactly_one_shard() -> None:
     assert all(owns(Shard(), "web", name) for name in NAMES[:100])
     for name in NAMES[:100]:
-        assert sum(owns(Shard(index, 4), "web", name) for index in range(4)) == 1
+        assert sum(owns(Shard(index=index, count=4), "web", name) for index in range(4)) == 1
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_an_unsharded_run_owns_everything_and_each_object_has_exactly_one_shard(
 )
 def test_a_shard_outside_the_count_is_a_usage_error(index: int, count: int, reason: str) -> None:
     with pytest.raises(UsageError, match=reason):
-        Shard(index, count)
+        Shard(index=index, count=count)
 
 
 def test_jump_hash_needs_a_bucket() -> None:

@@ -38,21 +38,29 @@ def history(repo: Repo, keys: Keys, unsigned_at: int | None = None) -> list[str]
 
 
 def verified(source: Source, keys: Keys, anchor: str | None, mode: str = "all") -> DesiredState:
-    settings = Verify(mode, keys.trusted_keys)
+    settings = Verify(mode=mode, trusted_keys=keys.trusted_keys)
     environ = dict(os.environ)
-    return trust.verify(load_desired(source, environ), source, settings, anchor, environ)
+    return trust.verify(
+        load_desired(source, environ), trust.Checking(source, settings, environ), anchor
+    )
 
 
 def test_a_shallow_cache_fetches_the_history_between_once(tmp_path: Path, keys: Keys) -> None:
     repo = Repo(tmp_path / "served")
     shas = history(repo, keys, unsigned_at=4)
-    source = Source(f"file://{repo.path}", "main", "apps", cache_dir=tmp_path / "cache")
+    source = Source(
+        repo=f"file://{repo.path}", ref="main", path="apps", cache_dir=tmp_path / "cache"
+    )
 
     assert verified(source, keys, anchor=shas[4]).revision.verified_by == keys.alice.fingerprint
     with pytest.raises(UntrustedRevision, match=rf"commit {shas[4][:12]} \(unsigned\)"):
         verified(source, keys, anchor=shas[2])
     with pytest.raises(UntrustedRevision, match=r"does not descend from"):
-        verified(Source(source.repo, shas[7], "apps", cache_dir=source.cache_dir), keys, shas[9])
+        verified(
+            Source(repo=source.repo, ref=shas[7], path="apps", cache_dir=source.cache_dir),
+            keys,
+            shas[9],
+        )
 
 
 def test_a_shallow_local_clone_cannot_tell_and_says_so(tmp_path: Path, keys: Keys) -> None:
@@ -64,7 +72,7 @@ def test_a_shallow_local_clone_cannot_tell_and_says_so(tmp_path: Path, keys: Key
         env=git_env(),
         check=True,
     )
-    source = Source(str(clone), "main", "apps")
+    source = Source(repo=str(clone), ref="main", path="apps")
 
     with pytest.raises(SourceError, match="is not in") as failed:
         verified(source, keys, anchor=shas[1])
@@ -77,8 +85,8 @@ def test_a_working_tree_with_changes_has_no_commit_to_verify(tmp_path: Path, key
     repo.write({"apps/webapps.yaml": webapps_yaml({"shop": ("nginx:1.27", 99)})})
 
     with pytest.raises(UsageError, match="--verify checks commits"):
-        verified(Source(str(repo.path), None, "apps"), keys, anchor=None)
-    clean = Source(str(repo.path), None, "apps")
+        verified(Source(repo=str(repo.path), ref=None, path="apps"), keys, anchor=None)
+    clean = Source(repo=str(repo.path), ref=None, path="apps")
     repo.git("checkout", "--", ".")
     assert verified(clean, keys, anchor=None, mode="head").revision.verified_by
 
@@ -87,7 +95,7 @@ def test_keys_come_only_from_the_folder_named(tmp_path: Path, keys: Keys) -> Non
     repo = Repo(tmp_path / "repo")
     repo.write({"keys/alice.asc": (keys.trusted_keys / "alice.asc").read_text()})
     history(repo, keys)
-    source = Source(str(repo.path), "main", "apps")
+    source = Source(repo=str(repo.path), ref="main", path="apps")
     empty = tmp_path / "empty"
     empty.mkdir()
     bad = tmp_path / "bad"
@@ -97,8 +105,18 @@ def test_keys_come_only_from_the_folder_named(tmp_path: Path, keys: Keys) -> Non
     desired = load_desired(source, environ)
 
     with pytest.raises(SourceError, match=r"holds no \*\.asc file"):
-        trust.verify(desired, source, Verify("head", empty), None, environ)
+        trust.verify(
+            desired, trust.Checking(source, Verify(mode="head", trusted_keys=empty), environ), None
+        )
     with pytest.raises(SourceError, match="holds no OpenPGP public key gpg can import"):
-        trust.verify(desired, source, Verify("head", bad), None, environ)
+        trust.verify(
+            desired, trust.Checking(source, Verify(mode="head", trusted_keys=bad), environ), None
+        )
     with pytest.raises(UntrustedRevision, match="no --trusted-keys was given"):
-        trust.verify(desired, source, Verify("head", None, keys.allowed_signers), None, environ)
+        trust.verify(
+            desired,
+            trust.Checking(
+                source, Verify(mode="head", allowed_signers=keys.allowed_signers), environ
+            ),
+            None,
+        )

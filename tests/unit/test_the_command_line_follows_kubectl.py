@@ -25,9 +25,12 @@ from click.testing import CliRunner
 
 from driftctl.cli import cli
 from driftctl.cli.command import moved_after_command
-from driftctl.cli.flags import Duration, seconds_text
+from driftctl.cli.options import Duration
+from driftctl.durations import seconds_text
 from driftctl.errors import UsageError
 from driftctl.settings import Selection
+from driftctl.settings.declare import from_written
+from driftctl.settings.kinds import Seconds
 from tests.support.builders import webapp
 from tests.support.clirun import Ran, run_driftctl
 from tests.support.gitrepos import Repo
@@ -173,25 +176,34 @@ def test_yaml_output_is_the_json_document_as_yaml(run, repo: Repo) -> None:  # t
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("30s", 30), ("5m", 300), ("1h30m", 5400), ("500ms", 0.5), ("300", 300), ("0.5", 0.5)],
+    [
+        ("30s", 30),
+        ("5m", 300),
+        ("1h30m", 5400),
+        ("500ms", 0.5),
+        ("2d", 172_800),
+        ("300", 300),
+        ("0.5", 0.5),
+    ],
 )
 def test_durations_are_read_as_kubectl_writes_them(text: str, seconds: float) -> None:
-    assert Duration().convert(text, None, None) == seconds
+    assert Duration(Seconds()).convert(text, None, None) == seconds
 
 
-@pytest.mark.parametrize("text", ["5 minutes", "m5", "5d", "-1s", ""])
+@pytest.mark.parametrize("text", ["5 minutes", "m5", "5y", "-1s", ""])
 def test_a_duration_that_is_none_is_refused(text: str) -> None:
     with pytest.raises(click.BadParameter):
-        Duration().convert(text, None, None)
+        Duration(Seconds()).convert(text, None, None)
 
 
 def test_durations_print_as_they_are_written() -> None:
-    assert [seconds_text(s) for s in (1, 30, 300, 5400, 0.5)] == [
+    assert [seconds_text(s) for s in (1, 30, 300, 5400, 0.5, 86_400)] == [
         "1s",
         "30s",
         "5m",
         "1h30m",
-        "0.5s",
+        "500ms",
+        "1d",
     ]
 
 
@@ -199,7 +211,9 @@ def test_a_bad_duration_flag_exits_2_naming_it(run) -> None:  # type: ignore[no-
     ran = run("unlock", "--timeout", "5 minutes")
 
     assert ran.code == 2
-    assert "'5 minutes' is not a duration: write 30s, 5m, 1h30m, 500ms or plain seconds" in ran.err
+    assert (
+        "'5 minutes' is not a duration: write 500ms, 30s, 5m, 1h30m, 2d or plain seconds" in ran.err
+    )
 
 
 def test_quiet_and_verbose_together_are_refused(run) -> None:  # type: ignore[no-untyped-def]
@@ -260,7 +274,7 @@ def test_every_help_has_examples_and_its_flags_grouped(name: str) -> None:
 def test_a_selector_is_read_as_kubectl_reads_it(
     selector: str, labels: dict[str, str], picked: bool
 ) -> None:
-    selection = Selection.of(names=(), selector=selector)
+    selection = from_written(Selection, requirements=selector)
 
     assert all(each.matches(labels) for each in selection.requirements) is picked
 
@@ -278,7 +292,7 @@ def test_a_selection_that_cannot_work_is_refused(
     names: tuple[str, ...], selector: str | None, reason: str
 ) -> None:
     with pytest.raises(UsageError, match=re.escape(reason)):
-        Selection.of(names=names, selector=selector)
+        from_written(Selection, names=names, requirements=selector)
 
 
 def test_version_prints_the_clients_before_a_cluster_it_cannot_read(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -40,7 +40,7 @@ def unknown_names(
     return tuple(
         name
         for name in selection.names
-        if not any(Selection((name,)).names_place(*place) for place in places)
+        if not any(Selection(names=(name,)).names_place(*place) for place in places)
     )
 
 

@@ -162,7 +162,8 @@ class Passes:
         if not verify.enabled:
             return desired
         anchor = self._reconciler.desired.revision.revision
-        verified = trust.verify(desired, self._setup.source, verify, anchor, self._runtime.environ)
+        checking = trust.Checking(self._setup.source, verify, self._runtime.environ)
+        verified = trust.verify(desired, checking, anchor)
         record = trust.recorded(verified.revision)
         if record is not None:
             self._lock.record(record)
