@@ -23,17 +23,8 @@ import click
 
 from driftctl import durations
 from driftctl.settings.declare import Setting, build, groups_of, taken_by
-from driftctl.settings.kinds import (
-    Choice,
-    FilePath,
-    Kind,
-    Seconds,
-    Span,
-    Switch,
-    Url,
-    Whole,
-    Word,
-)
+from driftctl.settings.kinds import Choice, FilePath, Kind, Switch, Url, Whole, Word
+from driftctl.settings.spans import Seconds, Span
 
 R = TypeVar("R")
 OWN_SECTION = "Flags"  # the heading of a command's own flags in --help

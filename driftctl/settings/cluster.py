@@ -17,7 +17,8 @@ from driftctl import conventions as c
 from driftctl.errors import UsageError
 from driftctl.kube_formats import label_problem, label_value_problem, subdomain_problem
 from driftctl.settings.declare import CONNECTING, PLANNING, READING, Group, setting
-from driftctl.settings.kinds import Listed, Seconds, Text, Whole
+from driftctl.settings.kinds import Listed, Text, Whole
+from driftctl.settings.spans import Seconds
 
 MAX_FIELD_MANAGER = 128  # the API server refuses longer fieldManager values
 MAX_SHARDS = 1000  # far more than a fleet needs; bounds the Lease and label values

@@ -11,15 +11,12 @@ file) is the settings group's business, not the kind's. Pure.
 
 from __future__ import annotations
 
-import datetime
 import enum
 import urllib.parse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
-
-from driftctl import durations
 
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.StrEnum)
@@ -155,70 +152,6 @@ class Whole(Kind[int]):
 
 
 @dataclass(frozen=True)
-class Seconds(Kind[float]):
-    """A duration in seconds, written in the one duration grammar (driftctl.durations:
-    `500ms`, `30s`, `5m`, `1h30m`, `2d`, or seconds), at least `minimum` seconds; with
-    `whole`, whole seconds only (a Lease holds an integer)."""
-
-    minimum: float = 0.0
-    whole: bool = False
-    metavar = "DURATION"
-
-    def parse(self, text: str) -> float:
-        try:
-            seconds = durations.seconds(text)
-        except ValueError as bad:
-            raise Refusal(str(bad)) from None
-        return self._bounded(seconds)
-
-    def text(self, value: float) -> str:
-        return durations.seconds_text(value)
-
-    def from_plain(self, value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise Refusal(f"must be a duration (30s, 5m, 2d or seconds), not {plain_type(value)}")
-        return self.parse(value) if isinstance(value, str) else self._bounded(float(value))
-
-    def adopt(self, value: object) -> float:
-        return self.parse(value) if isinstance(value, str) else self._bounded(float(value))  # type: ignore[arg-type]
-
-    def _bounded(self, seconds: float) -> float:
-        if seconds < self.minimum:
-            least = durations.seconds_text(self.minimum)
-            raise Refusal(f"must be at least {least}, got {durations.seconds_text(seconds)}")
-        if self.whole and seconds != int(seconds):
-            raise Refusal(
-                f"must be whole seconds, got {durations.seconds_text(seconds)}",
-                "a Lease's leaseDurationSeconds is an integer",
-            )
-        return seconds
-
-
-@dataclass(frozen=True)
-class Span(Kind[datetime.timedelta]):
-    """A duration held as a timedelta (the one duration grammar), more than zero."""
-
-    metavar = "DURATION"
-
-    def parse(self, text: str) -> datetime.timedelta:
-        try:
-            span = durations.parse(text)
-        except ValueError as bad:
-            raise Refusal(str(bad)) from None
-        if span <= datetime.timedelta(0):
-            raise Refusal(f"must be more than zero, got {text!r}")
-        return span
-
-    def text(self, value: datetime.timedelta) -> str:
-        return durations.text(value)
-
-    def from_plain(self, value: object) -> datetime.timedelta:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise Refusal(f"must be a duration (90m, 12h, 2d or seconds), not {plain_type(value)}")
-        return self.parse(str(value))
-
-
-@dataclass(frozen=True)
 class Choice(Kind[E]):
     """One of the values of a StrEnum."""
 
@@ -324,11 +257,6 @@ def plain_type(value: object) -> str:
     names = {bool: "true/false", int: "a number", float: "a number", str: "a string"}
     names |= {list: "a list", dict: "a mapping"}
     return names.get(type(value), type(value).__name__)
-
-
-def each_text(values: Sequence[str] | str) -> tuple[str, ...]:
-    """A repeated setting's texts from a document: a list of strings, or one string."""
-    return (values,) if isinstance(values, str) else tuple(values)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from typing import ClassVar
 
 from driftctl.errors import UsageError
 from driftctl.settings.declare import Group, setting
-from driftctl.settings.kinds import FilePath, Listed, Seconds, Text, Url, Whole
+from driftctl.settings.kinds import FilePath, Listed, Text, Url, Whole
+from driftctl.settings.spans import Seconds
 
 # What a run may tell people about (core.notify.facts.Category's values, in its order).
 NOTIFY_ON = (

@@ -19,7 +19,8 @@ from driftctl import conventions as c
 from driftctl.policies import ChangePolicy, DriftPolicy, Propagation, PrunePolicy
 from driftctl.schedules import Window
 from driftctl.settings.declare import PLANNING, Group, setting
-from driftctl.settings.kinds import Choice, Parsed, Refusal, Span, Switch
+from driftctl.settings.kinds import Choice, Parsed, Refusal, Switch
+from driftctl.settings.spans import Span
 
 _MAX_PRUNE = re.compile(r"^(\d+)(%?)$")
 DEFAULT_GRACE = datetime.timedelta(hours=24)  # --quarantine-grace

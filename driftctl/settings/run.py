@@ -12,7 +12,8 @@ from typing import ClassVar
 
 from driftctl.errors import UsageError
 from driftctl.settings.declare import Group, setting
-from driftctl.settings.kinds import FilePath, Seconds, Switch, Url, Whole
+from driftctl.settings.kinds import FilePath, Switch, Url, Whole
+from driftctl.settings.spans import Seconds
 
 MAX_EVENTS = 100  # default --max-events: everyday drift, bounded on a first run
 _APPLY = frozenset({"apply"})

@@ -8,7 +8,8 @@ from typing import ClassVar
 
 from driftctl.settings.cluster import Shard
 from driftctl.settings.declare import Group, setting
-from driftctl.settings.kinds import Parsed, Refusal, Seconds, Whole
+from driftctl.settings.kinds import Parsed, Refusal, Whole
+from driftctl.settings.spans import Seconds
 
 MIN_LEASE_SECONDS = 3
 

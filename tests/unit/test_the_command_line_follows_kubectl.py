@@ -30,7 +30,7 @@ from driftctl.durations import seconds_text
 from driftctl.errors import UsageError
 from driftctl.settings import Selection
 from driftctl.settings.declare import from_written
-from driftctl.settings.kinds import Seconds
+from driftctl.settings.spans import Seconds
 from tests.support.builders import webapp
 from tests.support.clirun import Ran, run_driftctl
 from tests.support.gitrepos import Repo
