@@ -57,10 +57,12 @@ class Kind(Generic[T]):
         return str(value)
 
     def from_plain(self, value: object) -> T:
-        """The value a YAML or JSON document holds (a string, unless the kind says more)."""
-        if not isinstance(value, str):
+        """The value a YAML or JSON document holds: text (a number is read as its text, as
+        `max-prune: 5`; true/false, a list or a mapping are no text), unless the kind says
+        more."""
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise Refusal(f"must be a string, not {plain_type(value)}")
-        return self.parse(value)
+        return self.parse(str(value))
 
     def to_plain(self, value: T) -> object:
         """The value as a YAML or JSON document holds it."""

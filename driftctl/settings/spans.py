@@ -43,7 +43,7 @@ class Seconds(Kind[float]):
     def _bounded(self, seconds: float) -> float:
         if seconds < self.minimum:
             least = durations.seconds_text(self.minimum)
-            raise Refusal(f"must be at least {least}, got {durations.seconds_text(seconds)}")
+            raise Refusal(f"must be at least {least}, got {_shown(seconds)}")
         if self.whole and seconds != int(seconds):
             raise Refusal(
                 f"must be whole seconds, got {durations.seconds_text(seconds)}",
@@ -74,3 +74,8 @@ class Span(Kind[datetime.timedelta]):
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise Refusal(f"must be a duration (90m, 12h, 2d or seconds), not {plain_type(value)}")
         return self.parse(str(value))
+
+
+def _shown(seconds: float) -> str:
+    """Seconds as a duration is written; a negative number (never a duration) as it is."""
+    return durations.seconds_text(seconds) if seconds >= 0 else f"{seconds:g}"
