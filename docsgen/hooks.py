@@ -5,6 +5,7 @@ A page asks for a part with a line of its own, `<!-- generated: KIND ARGS -->`:
     command NAME                  the reference of `driftctl NAME` (docsgen.commands.page)
     options NAME [FLAG...]        NAME's options table, or only those flags, in that order
     environment                   every variable a flag reads
+    settings                      every key of a --config file (docsgen.settings)
     exit-codes                    driftctl.errors.ExitCode with meanings
     conventions                   labels, annotations, Leases, other names
     crd-names | crd-fields | crd-columns | crd-yaml   the CRD as `driftctl crd` prints it
@@ -22,13 +23,14 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from docsgen import commands, reference
+from docsgen import commands, reference, settings
 
 MARKER = re.compile(r"^<!-- generated: (?P<kind>[a-z-]+)(?P<args>(?: [^ >]+)*) -->$", re.M)
 COMMAND_PAGES = "reference/commands/"
 
 _NO_ARGS: dict[str, Callable[[], str]] = {
     "environment": commands.variables_table,
+    "settings": settings.keys_table,
     "exit-codes": reference.exit_codes_table,
     "conventions": reference.conventions_tables,
     "crd-names": reference.crd_names_table,
