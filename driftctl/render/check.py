@@ -38,7 +38,6 @@ from driftctl.core.planning.check import (
     CheckReport,
     Side,
 )
-from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.source.signatures import Verdict
 from driftctl.errors import Problem
 from driftctl.render.plan import value_text
@@ -261,10 +260,6 @@ def _problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-def _key_json(key: ObjectKey) -> dict[str, str]:
-    return {"kind": key.kind, "namespace": key.namespace, "name": key.name}
-
-
 def _field_json(field: CheckedField | FieldChange) -> dict[str, Any]:
     change = field.change if isinstance(field, CheckedField) else field
     out = {"path": change.path, "op": change.op, "before": change.before, "after": change.after}
@@ -275,11 +270,11 @@ def _field_json(field: CheckedField | FieldChange) -> dict[str, Any]:
 
 def _built_json(built: BuiltChange) -> dict[str, Any]:
     fields = [_field_json(field) for field in built.fields]
-    return _key_json(built.key) | {"change": str(built.change), "fields": fields}
+    return built.key.as_json() | {"change": str(built.change), "fields": fields}
 
 
 def _object_json(item: CheckedObject) -> dict[str, Any]:
-    return _key_json(item.key) | {
+    return item.key.as_json() | {
         "category": str(item.category),
         "action": str(item.verb),
         "introduced": item.introduced,

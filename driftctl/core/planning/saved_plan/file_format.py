@@ -96,7 +96,7 @@ def saved_plan_json(
         **_identity_json(identity),
         "policy": _policy_json(policy),
         "drift": _drift_json(drift or Drift()),
-        "declared": [_key_json(key) for key in plan.declared],
+        "declared": [key.as_json() for key in plan.declared],
         "refusals": list(plan.refusals),
         "suspended": plan.suspended,
         "lifted": [
@@ -267,10 +267,6 @@ def _drift(check: Checks, drift: dict[str, Any]) -> Drift:
     return Drift(managers, tuple(rules), ignored)
 
 
-def _key_json(key: ObjectKey) -> dict[str, str]:
-    return {"kind": key.kind, "namespace": key.namespace, "name": key.name}
-
-
 def _key(check: Checks, entry: Mapping[str, Any], where: str) -> ObjectKey:
     kind = check.text(entry, "kind", where)
     if kind not in (c.KIND, c.DEPLOYMENT_KIND):
@@ -291,7 +287,7 @@ def _base(check: Checks, value: Any, where: str) -> Base | None:
 
 def _object_json(action: Action, live: LiveState) -> dict[str, Any]:
     base = base_of(live, action.key)
-    out: dict[str, Any] = _key_json(action.key) | {
+    out: dict[str, Any] = action.key.as_json() | {
         "action": str(action.verb),
         "reason": action.reason,
         "live": None if base is None else {"uid": base[0], "resourceVersion": base[1]},
@@ -339,7 +335,7 @@ class _Field:
 
 
 def _owner_json(owner: ObjectKey | None) -> Any:
-    return None if owner is None else _key_json(owner)
+    return None if owner is None else owner.as_json()
 
 
 def _owner(check: Checks, value: Any, where: str) -> ObjectKey | None:
@@ -437,7 +433,7 @@ def _would(check: Checks, value: Any, where: str) -> Verb:
 
 
 def _released_json(released: tuple[Release, ...]) -> list[dict[str, Any]]:
-    return [_key_json(each.key) | {"patch": list(each.patch)} for each in released]
+    return [each.key.as_json() | {"patch": list(each.patch)} for each in released]
 
 
 def _released(check: Checks, value: Any, where: str) -> tuple[Release, ...]:
@@ -452,7 +448,7 @@ def _maybe_mapping(check: Checks, value: Any, where: str) -> dict[str, Any] | No
 
 
 def _owned_json(owned: tuple[OwnedDelete, ...]) -> list[dict[str, Any]]:
-    return [_key_json(each.key) | {"delete": each.body} for each in owned]
+    return [each.key.as_json() | {"delete": each.body} for each in owned]
 
 
 def _owned(check: Checks, value: Any, where: str) -> tuple[OwnedDelete, ...]:
