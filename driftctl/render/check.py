@@ -39,7 +39,7 @@ from driftctl.core.planning.check import (
     Side,
 )
 from driftctl.core.source.signatures import Verdict
-from driftctl.errors import Problem
+from driftctl.render.offline import problem_json
 from driftctl.render.plan import value_text
 from driftctl.render.style import Style
 
@@ -195,8 +195,8 @@ def check_json(report: CheckReport) -> str:
         "head": _side_json(report.head),
         "instance": report.instance,
         "valid": not report.problems,
-        "problems": [_problem_json(problem) for problem in report.problems],
-        "warnings": [_problem_json(warning) for warning in report.warnings],
+        "problems": [problem_json(problem) for problem in report.problems],
+        "warnings": [problem_json(warning) for warning in report.warnings],
         "git": None
         if report.diff is None
         else {
@@ -248,15 +248,6 @@ def _commit_json(verdict: Verdict) -> dict[str, Any]:
         "trusted": verdict.trusted,
         "countsAs": verdict.counts_as,
         "reason": verdict.reason or None,
-    }
-
-
-def _problem_json(problem: Problem) -> dict[str, Any]:
-    return {
-        "file": problem.file,
-        "line": problem.line,
-        "column": problem.column,
-        "reason": problem.reason,
     }
 
 
