@@ -11,8 +11,8 @@ from __future__ import annotations
 from docsgen.markdown import code, plain, table
 from driftctl.settings.declare import Setting, declarations
 from driftctl.settings.kinds import Choice, Switch, Whole, Word
-from driftctl.settings.spans import Seconds, Span
 from driftctl.settings.requests import GROUPS
+from driftctl.settings.spans import Seconds, Span
 
 HEADER = ("key", "value", "default", "variable", "commands", "saved plan")
 

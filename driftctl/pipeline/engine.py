@@ -8,7 +8,7 @@ The plan sequence is written here once:
    shell.live_state.read_found: other owners' objects where Git declares a name the
    instance lacks, the autoscalers when replicas moved;
 3. per goal (a desired state and its policy), the stamp and the local decisions
-   (core.planning.plan.prepare), the controls among them, decided against the run's
+   (core.planning.preparation.prepare), the controls among them, decided against the run's
    `Situation`: the time, read once here, and the instance's suspension, read from its
    run-lock Lease (by the lock itself when the run holds it: no request more);
 4. the dry-runs of the candidates' applies, a later goal reusing the first goal's answers
@@ -16,7 +16,7 @@ The plan sequence is written here once:
 5. the dry-runs of their reverts of fields set outside Git, each goal its own;
 6. the exact plans (core.planning.plan.finish).
 
-`plan` and `apply` (pipeline.batch) hand it one goal and fresh LISTs; saved plans
+`plan` and `apply` (pipeline.plan, pipeline.apply) hand it one goal and fresh LISTs; saved plans
 (pipeline.saved_plan) ask only about the objects that moved; `check` hands it head and base
 against one reading; `watch` one WebApp (a focus), its memory of it and the guards' counts
 of the whole instance (its lookups then go by name), or all of its memory for a full pass.
@@ -38,7 +38,8 @@ from driftctl.core.planning.extra_reads import extra_reads
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import Reach, prepare
 from driftctl.core.planning.removals import PruneCounts
 from driftctl.core.planning.selection import selected_places, unknown_names
 from driftctl.core.source.desired_state import DesiredState
@@ -185,6 +186,7 @@ def make_plan(
 def _prepare(
     goal: Goal, live: LiveState, cluster: Cluster, shard: Shard, situation: Situation
 ) -> Preparation:
+    by_place = goal.desired.by_place if goal.counts is not None else None
     return prepare(
         goal.desired.webapps,
         live,
@@ -192,11 +194,8 @@ def _prepare(
         goal.policy,
         manager=cluster.field_manager,
         drift=goal.drift,
-        shard=shard,
-        focus=goal.focus,
         situation=situation,
-        by_place=goal.desired.by_place if goal.counts is not None else None,
-        counts=goal.counts,
+        reach=Reach(shard, goal.focus, by_place, goal.counts),
     )
 
 

@@ -26,7 +26,7 @@ from driftctl.core.planning.overview import (
     crd_versions,
     instance_status,
 )
-from driftctl.core.planning.plan import prepare
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.saved_plan import SavedPlan, parse_saved_plan
 from driftctl.core.source.crd import webapp_crd
 from driftctl.pipeline.offline import load_desired

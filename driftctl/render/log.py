@@ -109,10 +109,6 @@ def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
-def _object(key: ObjectKey) -> dict[str, str]:
-    return {"kind": key.kind, "namespace": key.namespace, "name": key.name}
-
-
 _OUTCOME_LEVELS = {Outcome.FAILED: Level.ERROR, Outcome.SKIPPED: Level.WARNING}
 
 
@@ -122,7 +118,7 @@ def outcome_record(item: ObjectOutcome) -> Record:
         _OUTCOME_LEVELS.get(item.outcome, Level.INFO),
         "object",
         plan_render.outcome_line(item),
-        {**_object(item.key), "outcome": str(item.outcome), "reason": item.reason},
+        {**item.key.as_json(), "outcome": str(item.outcome), "reason": item.reason},
     )
 
 
@@ -134,7 +130,7 @@ def action_record(action: Action) -> Record:
         level,
         "object",
         plan_render.action_lines(action, Style())[0],
-        {**_object(action.key), "action": str(action.verb), "reason": action.reason},
+        {**action.key.as_json(), "action": str(action.verb), "reason": action.reason},
     )
 
 
@@ -147,7 +143,7 @@ def status_record(key: ObjectKey, status: Mapping[str, Any]) -> Record:
         "status",
         plan_render.status_line(key, dict(status)),
         {
-            **_object(key),
+            **key.as_json(),
             "ready": bool(status.get("ready")),
             "available_replicas": status.get("available_replicas", 0),
             "rollout": str(rollout),

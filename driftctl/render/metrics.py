@@ -41,6 +41,7 @@ held) reports zero objects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,80 +79,126 @@ def grouping_key(instance: str, shard: Shard) -> dict[str, str]:
 
 def run_registry(result: RunResult) -> CollectorRegistry:
     """The gauges one run pushes; the success-only ones only when it succeeded."""
-    from prometheus_client import CollectorRegistry, Gauge  # only runs that push pay for it
+    from prometheus_client import CollectorRegistry  # only runs that push pay for it
 
     registry = CollectorRegistry(auto_describe=True)
-
-    def gauge(name: str, documentation: str, value: float) -> None:
-        Gauge(PREFIX + name, documentation, registry=registry).set(value)
-
+    report = result.report
     if result.succeeded:
-        gauge(
+        _gauge(
+            registry,
             "last_success_timestamp_seconds",
             "Unix time the last successful run ended.",
             result.finished,
         )
-        _revision(registry, result.report.revision if result.report else "")
+        _revision(registry, report.revision if report else "")
     if result.verified is not None:
         _verified(registry, *result.verified)
-    gauge("last_run_timestamp_seconds", "Unix time the last run ended.", result.finished)
-    gauge("last_run_success", "1 when the last run succeeded, else 0.", int(result.succeeded))
-    gauge("last_run_exit_code", "Exit code of the last run.", result.exit_code)
-    gauge("last_run_duration_seconds", "How long the last run took.", result.duration)
-    gauge("shards", "How many shards the instance was split into.", result.shard.count)
-    counts = {outcome: _count(result.report, outcome) for outcome in Outcome}
-    by_outcome = Gauge(
-        PREFIX + "last_run_objects",
-        "Objects of the last run, by outcome.",
-        ["outcome"],
-        registry=registry,
+    _last_run(registry, result)
+    _objects(registry, report)
+    rollouts = {
+        str(state): report.count_rollouts(state) if report is not None else 0
+        for state in RolloutState
+    }
+    _labelled(
+        registry,
+        "last_run_rollouts",
+        "WebApps of the last run by their rollout as it last saw it.",
+        "result",
+        rollouts,
     )
-    for outcome, count in counts.items():
-        by_outcome.labels(str(outcome)).set(count)
-    gauge(
+    held_by = dict(report.held) if report else {}
+    held = {str(control): held_by.get(str(control), 0) for control in Control}
+    _labelled(
+        registry,
+        "last_run_held_objects",
+        "Objects whose change a control held in the last run, by control.",
+        "control",
+        held,
+    )
+    suspended = bool(report and report.suspended)
+    _gauge(
+        registry,
+        "instance_suspended",
+        "1 while the instance is suspended (its Lease says so).",
+        suspended,
+    )
+    return registry
+
+
+def _last_run(registry: CollectorRegistry, result: RunResult) -> None:
+    """What every run pushes about itself: when it ended, how, how long, how many shards."""
+    _gauge(registry, "last_run_timestamp_seconds", "Unix time the last run ended.", result.finished)
+    _gauge(
+        registry,
+        "last_run_success",
+        "1 when the last run succeeded, else 0.",
+        int(result.succeeded),
+    )
+    _gauge(registry, "last_run_exit_code", "Exit code of the last run.", result.exit_code)
+    _gauge(registry, "last_run_duration_seconds", "How long the last run took.", result.duration)
+    _gauge(registry, "shards", "How many shards the instance was split into.", result.shard.count)
+
+
+def _objects(registry: CollectorRegistry, report: ApplyReport | None) -> None:
+    """The run's objects by outcome, and the drifted, pruned and failed among them."""
+    counts = {outcome: _count(report, outcome) for outcome in Outcome}
+    by_outcome = {str(outcome): count for outcome, count in counts.items()}
+    _labelled(
+        registry,
+        "last_run_objects",
+        "Objects of the last run, by outcome.",
+        "outcome",
+        by_outcome,
+    )
+    _gauge(
+        registry,
         "last_run_drifted_objects",
         "Objects of the last run that differed from Git and were updated.",
         counts[Outcome.CONFIGURED],
     )
-    gauge(
+    _gauge(
+        registry,
         "last_run_pruned_objects",
         "Objects the last run deleted.",
         counts[Outcome.DELETED],
     )
-    gauge("last_run_failed_objects", "Objects that failed in the last run.", counts[Outcome.FAILED])
-    rollouts = Gauge(
-        PREFIX + "last_run_rollouts",
-        "WebApps of the last run by their rollout as it last saw it.",
-        ["result"],
-        registry=registry,
+    _gauge(
+        registry,
+        "last_run_failed_objects",
+        "Objects that failed in the last run.",
+        counts[Outcome.FAILED],
     )
-    for state in RolloutState:
-        seen = result.report.count_rollouts(state) if result.report is not None else 0
-        rollouts.labels(str(state)).set(seen)
-    held = Gauge(
-        PREFIX + "last_run_held_objects",
-        "Objects whose change a control held in the last run, by control.",
-        ["control"],
-        registry=registry,
-    )
-    held_by = dict(result.report.held) if result.report else {}
-    for control in Control:
-        held.labels(str(control)).set(held_by.get(str(control), 0))
-    suspended = bool(result.report and result.report.suspended)
-    gauge("instance_suspended", "1 while the instance is suspended (its Lease says so).", suspended)
-    return registry
+
+
+def _gauge(registry: CollectorRegistry, name: str, documentation: str, value: float) -> None:
+    from prometheus_client import Gauge
+
+    Gauge(PREFIX + name, documentation, registry=registry).set(value)
+
+
+def _labelled(
+    registry: CollectorRegistry,
+    name: str,
+    documentation: str,
+    label: str,
+    numbers: Mapping[str, float],
+) -> None:
+    """One gauge with one label: a number per value of `label`, in the order given."""
+    from prometheus_client import Gauge
+
+    gauge = Gauge(PREFIX + name, documentation, [label], registry=registry)
+    for value, number in numbers.items():
+        gauge.labels(value).set(number)
 
 
 def _revision(registry: CollectorRegistry, revision: str) -> None:
-    from prometheus_client import Gauge
-
-    info = Gauge(
-        PREFIX + "applied_revision_info",
+    _labelled(
+        registry,
+        "applied_revision_info",
         "The Git commit the last successful run applied (value 1).",
-        ["revision"],
-        registry=registry,
+        "revision",
+        {revision: 1},
     )
-    info.labels(revision).set(1)
 
 
 def _verified(registry: CollectorRegistry, revision: str, key: str) -> None:

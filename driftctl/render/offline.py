@@ -58,8 +58,8 @@ def validation_json(report: ValidationReport) -> str:
         "valid": report.valid,
         **_revision_json(report.revision),
         "webapps": [_webapp_json(app) for app in report.webapps],
-        "problems": [_problem_json(problem) for problem in report.problems],
-        "warnings": [_problem_json(warning) for warning in report.warnings],
+        "problems": [problem_json(problem) for problem in report.problems],
+        "warnings": [problem_json(warning) for warning in report.warnings],
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -86,7 +86,9 @@ def _webapp_json(app: WebApp) -> dict[str, Any]:
     }
 
 
-def _problem_json(problem: Problem) -> dict[str, Any]:
+def problem_json(problem: Problem) -> dict[str, Any]:
+    """A problem (or warning) of the desired state as JSON: {file, line, column, reason}.
+    `validate -o json` and `check -o json` (the head's problems) both list them so."""
     return {
         "file": problem.file,
         "line": problem.line,

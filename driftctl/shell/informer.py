@@ -10,19 +10,21 @@ fresh LIST, whose differences from memory are told like watch events. A broken c
 change is told to `changed(before, after)` (None: absent), in order, from one thread.
 
 Only the objects `keep` accepts are held (a shard's): the others are told to `elsewhere`
-as they come (True) and go (False), and forgotten. Equal managedFields trees are held once
-(shell.live_state.share_field_trees, with a bounded table of trees seen), whether an
-object came in a LIST or in an event. Decides nothing about WebApps; the caller decides
-what a change means (core.watch.changes).
+as they come (True) and go (False), and forgotten. What an informer holds is its
+`Watched`, whom it tells its `Listener`, how it runs (stop signal, notices, jitter) its
+`Running`. Equal managedFields trees are held once (shell.live_state.share_field_trees,
+with a bounded table of trees seen), whether an object came in a LIST or in an event.
+Decides nothing about WebApps; the caller decides what a change means
+(core.watch.changes).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.retries import Backoff
 from driftctl.core.source.model import Place
@@ -34,6 +36,7 @@ Obj = dict[str, Any]
 Changed = Callable[[Obj | None, Obj | None], None]
 Elsewhere = Callable[[Obj, bool], None]
 WATCH_SECONDS = 300  # the server ends each watch after this; a new one follows at once
+LIST_SECONDS = 300.0  # how long a LIST may take, unless the caller says (its --timeout)
 IDLE_SECONDS = WATCH_SECONDS + 30  # silence longer than that is a dead connection
 RECONNECT = Backoff(base=0.5, cap=5.0)
 MAX_TREES = 200_000  # parts remembered for sharing (small keys); past that, a new table
@@ -47,30 +50,47 @@ def _nowhere(obj: Obj, live: bool) -> None:
     return None
 
 
-class Informer:
+@dataclass(frozen=True)
+class Watched:
+    """What one informer holds: the objects of `kind` in `namespace` (None: the whole
+    cluster) that the label `selector` lists ("": all), of those the ones at a place
+    `keep` accepts (a shard's)."""
+
+    kind: r.Kind
+    namespace: str | None
+    selector: str
+    keep: Callable[[Place], bool] = _everything
+
+
+@dataclass(frozen=True)
+class Listener:
+    """Whom an informer tells: each change of what it holds, `changed(before, after)`
+    (None: absent), and each object `keep` refuses, `elsewhere(obj, live)`."""
+
+    changed: Changed
+    elsewhere: Elsewhere = _nowhere
+
+
+@dataclass(frozen=True)
+class Running:
+    """How an informer runs: until `stop` is set, telling retries and restarts to
+    `notice`, its reconnect waits jittered by `jitter`, each LIST within `list_timeout`."""
+
+    stop: threading.Event
+    notice: Callable[[str], None]
+    jitter: Callable[[], float]
+    list_timeout: float = LIST_SECONDS
+
+
+class KindInformer:
     """The objects of one kind in one scope, kept equal to the cluster's."""
 
-    def __init__(
-        self,
-        api: Any,
-        kind: r.Kind,
-        instance: str,
-        namespace: str | None,
-        changed: Changed,
-        *,
-        stop: threading.Event,
-        notice: Callable[[str], None],
-        jitter: Callable[[], float],
-        list_timeout: float = 300.0,
-        keep: Callable[[Place], bool] = _everything,
-        elsewhere: Elsewhere = _nowhere,
-        selector: str | None = None,
-    ) -> None:
-        self._api, self.kind, self._namespace = api, kind, namespace
-        self._selector = c.instance_selector(instance) if selector is None else selector
-        self._changed, self._stop, self._notice, self._jitter = changed, stop, notice, jitter
-        self._keep, self._elsewhere = keep, elsewhere
-        self._list_timeout = list_timeout
+    def __init__(self, api: Any, watched: Watched, listener: Listener, running: Running) -> None:
+        self._api, self.kind, self._namespace = api, watched.kind, watched.namespace
+        self._selector, self._keep = watched.selector, watched.keep
+        self._changed, self._elsewhere = listener.changed, listener.elsewhere
+        self._stop, self._notice, self._jitter = running.stop, running.notice, running.jitter
+        self._list_timeout = running.list_timeout
         self._trees: dict[Any, Any] = {}
         self._store: dict[Place, Obj] = {}
         self._lock = threading.Lock()

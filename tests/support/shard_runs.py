@@ -13,7 +13,8 @@ from driftctl.core.planning.actions import Plan, WriteStatus, is_changing
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import Reach, prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy, Shard
 from tests.support.model_runs import SOURCE, carry_out
@@ -47,7 +48,7 @@ def plan(
 ) -> tuple[Plan, int]:
     """One shard's plan against the cluster, and how many dry-runs it needed."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
-    prep = prepare(desired, live, STAMP, policy, shard=shard)
+    prep = prepare(desired, live, STAMP, policy, reach=Reach(shard))
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
         for candidate in prep.candidates

@@ -27,7 +27,8 @@ from driftctl.core.planning.manifests import (
     selector_text,
 )
 from driftctl.core.planning.objects import Obj, ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.saved_plan import (
     CrdIdentity,
     PlanIdentity,

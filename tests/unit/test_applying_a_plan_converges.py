@@ -21,7 +21,8 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.support.model_runs import (
     POLICY,

@@ -28,7 +28,8 @@ from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.redaction import MASK, masked
 from driftctl.core.source.desired_state import Revision
 from driftctl.core.source.model import WebApp

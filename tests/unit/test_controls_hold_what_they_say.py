@@ -33,7 +33,8 @@ from driftctl.core.planning.controls import Control, Situation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Origin, WebApp
 from driftctl.policies import DriftPolicy, Propagation, Suspension

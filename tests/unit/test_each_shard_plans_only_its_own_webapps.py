@@ -18,7 +18,8 @@ from driftctl.core.planning.actions import Plan, Prune, is_changing
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import Reach, prepare
 from driftctl.core.planning.shards import owns
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp
@@ -148,9 +149,8 @@ def test_a_deployment_owned_by_another_shards_webapp_is_not_an_orphan() -> None:
     cluster.apply(_deployment_of(shop, "chat"), c.FIELD_MANAGER)
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
 
-    chats_shard = finish(
-        prepare([app("shop")], live, STAMP, POLICY, shard=Shard(index=2, count=3)), {}
-    )
+    reach = Reach(Shard(index=2, count=3))
+    chats_shard = finish(prepare([app("shop")], live, STAMP, POLICY, reach=reach), {})
     unsharded = finish(prepare([app("shop")], live, STAMP, POLICY), {})
 
     assert changes(chats_shard) == []

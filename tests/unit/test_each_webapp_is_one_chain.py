@@ -16,7 +16,8 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import after_refusal, finish, prepare
+from driftctl.core.planning.plan import after_refusal, finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.support.builders import live_deployment, live_webapp
 

@@ -12,7 +12,8 @@ from driftctl.core.planning.extra_reads import CLUSTER_WIDE, ExtraReads, Reach, 
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import Policy

@@ -20,7 +20,8 @@ from driftctl import conventions as c
 from driftctl.core.planning.actions import Action, Plan, Prune, Skip, Unchanged
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import owner_uids, uid
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import Reach, prepare
 from driftctl.core.planning.removals import PruneCounts, deployment_standing, webapp_standing
 from driftctl.core.source.model import Place, WebApp
 from driftctl.core.watch.census import Census
@@ -42,14 +43,15 @@ def plan(
     census, from that census's view of the focus and its counts."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     if census is None:
-        prep = prepare(desired, live, STAMP, policy, focus=focus)
+        prep = prepare(desired, live, STAMP, policy, reach=Reach(focus=focus))
     else:
         assert focus is not None
         [place] = focus
         by_place = {app.place: app for app in desired}
         counts = census.counts(len(desired))
         view = census.view(place)
-        prep = prepare(desired, view, STAMP, policy, focus=focus, by_place=by_place, counts=counts)
+        reach = Reach(focus=focus, by_place=by_place, counts=counts)
+        prep = prepare(desired, view, STAMP, policy, reach=reach)
     results = {
         candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
         for candidate in prep.candidates

@@ -46,7 +46,7 @@ from driftctl.core.planning.saved_plan import (
     parse_saved_plan,
     saved_plan_json,
 )
-from driftctl.core.planning.saved_plan.file_format import NOT_SAVED, SAVED
+from driftctl.core.planning.saved_plan.object_format import NOT_SAVED, SAVED
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Place
 from driftctl.ignore_rules import IgnoreRule

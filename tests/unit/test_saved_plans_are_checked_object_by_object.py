@@ -17,7 +17,8 @@ from driftctl.core.planning.actions import Plan, Refused, Unchanged, Update
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish, prepare
+from driftctl.core.planning.plan import finish
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.saved_plan import (
     CrdIdentity,
     PlanIdentity,

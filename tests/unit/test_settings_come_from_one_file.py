@@ -37,14 +37,18 @@ def settings_file(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize(
     ("text", "where", "reason"),
     [
-        pytest.param("max-prune: 25%\nmax-prunes: 3\n", "2:13", "unknown key 'max-prunes'", id="key"),
+        pytest.param(
+            "max-prune: 25%\nmax-prunes: 3\n", "2:13", "unknown key 'max-prunes'", id="key"
+        ),
         pytest.param(
             "prune-policy: sometimes\n",
             "1:15",
             "prune-policy must be one of delete, orphan, confirm, quarantine, not 'sometimes'",
             id="value",
         ),
-        pytest.param("concurrency: eight\n", "1:14", "concurrency must be a whole number", id="type"),
+        pytest.param(
+            "concurrency: eight\n", "1:14", "concurrency must be a whole number", id="type"
+        ),
         pytest.param("prune: [yes]\n", "1:8", "prune must be true or false, not a list", id="list"),
         pytest.param(
             "window:\n  - deny @daily for 1h\n  - deny 0 18 * * 5 for 1y\n",

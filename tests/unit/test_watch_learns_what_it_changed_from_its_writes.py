@@ -16,7 +16,7 @@ from driftctl import conventions as c
 from driftctl.core.planning.actions import Candidate, Update
 from driftctl.core.planning.from_dry_runs import answered, exact_action
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.plan import prepare
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.model import WebApp
 from tests.support.model_runs import POLICY, app_sets, drift, drifts, earlier_run
 from tests.support.shard_runs import STAMP

@@ -1,11 +1,11 @@
 """The plan's data: one small type per action, the candidates for dry-run, and the plan.
 
-Values only: built by core.planning.plan, carried out by the shell, rendered by
-render.plan. Each action type has exactly the fields that action needs, so an impossible
-combination (a replace without the delete that precedes it, a prune with a manifest)
-cannot be built, and the shell never checks one at run time. An action carries
-everything the shell needs to act (manifest, delete options, the guarded finalizer
-patch, what cleanup deletes), so the shell decides nothing.
+Values only: built by core.planning.preparation and core.planning.plan, carried out by
+the shell, rendered by render.plan. Each action type has exactly the fields that action
+needs, so an impossible combination (a replace without the delete that precedes it, a
+prune with a manifest) cannot be built, and the shell never checks one at run time. An
+action carries everything the shell needs to act (manifest, delete options, the guarded
+finalizer patch, what cleanup deletes), so the shell decides nothing.
 
 Every action has a `verb`: the word plans print and JSON reports (`create`, `update`...);
 what each verb means (how it is printed and counted, whether it writes, what apply reports)

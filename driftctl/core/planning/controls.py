@@ -15,8 +15,9 @@ control is driftctl.policies and driftctl.schedules; here they meet one WebApp:
 - for a WebApp Git no longer declares, its prune policy: the one Git last declared for it
   (its annotation, as the live WebApp holds it by driftctl's own apply), else the flag.
 
-What a hold does to the plan is core.planning.plan's (and core.planning.pending's for
-removals); the results are `Held` actions, and `Kept` fields marked held.
+What a hold does to the plan is core.planning.preparation's and core.planning.plan's
+(and core.planning.pending's for removals); the results are `Held` actions, and `Kept`
+fields marked held.
 """
 
 from __future__ import annotations

@@ -31,6 +31,11 @@ class ObjectKey(NamedTuple):
         """Where the object is: (namespace, name), shared by a WebApp and its Deployment."""
         return Place(self.namespace, self.name)
 
+    def as_json(self) -> dict[str, str]:
+        """`{kind, namespace, name}`, as every JSON document names an object (the check
+        report, the JSON log, the saved-plan file)."""
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name}
+
 
 def metadata(obj: Obj) -> Obj:
     """The object's metadata, or an empty dict when it has none."""

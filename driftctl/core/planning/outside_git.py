@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from driftctl import conventions as c
 from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
+from driftctl.core.planning.actions import FieldRevert
 from driftctl.core.planning.changes import Foreign, Kept, Operation
 from driftctl.core.planning.ignoring import Ignored
 from driftctl.core.planning.normalize import normalize
@@ -189,6 +190,14 @@ def _managers(entries: Iterable[Obj], node: fs.FieldPath) -> tuple[str, ...]:
 
 def _value(live: Obj, node: fs.FieldPath) -> object:
     return field_access.value_at(normalize(live), node)[1]
+
+
+def field_revert(live: Obj, outside: OutsideGit) -> FieldRevert | None:
+    """The revert an action carries for what `outside` found to revert (None: nothing)."""
+    if not outside.reverted:
+        return None
+    paths = tuple(each.path for each in outside.reverted)
+    return FieldRevert(paths, revert_patch(live, outside.reverted))
 
 
 def revert_patch(live: Obj, reverted: Iterable[Reverted]) -> tuple[Operation, ...]:

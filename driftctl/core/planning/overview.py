@@ -2,9 +2,10 @@
 
 Pure. `status` is decided from what the instance's two LISTs and its Lease already hold,
 with no dry-run: per WebApp (of Git, or live), whether it is in sync with Git as plan's
-first step finds it locally (core.planning.plan.prepare: the prefilter; `drifted` is what
-the prefilter cannot clear, `plan` says exactly how), ready or not and which revision it
-was last applied at (its status). Who holds the run lock is core.api.lease's `lock_state`.
+first step finds it locally (core.planning.preparation.prepare: the prefilter; `drifted`
+is what the prefilter cannot clear, `plan` says exactly how), ready or not and which
+revision it was last applied at (its status). Who holds the run lock is core.api.lease's
+`lock_state`.
 
 `version` compares the WebApp CRD installed in the cluster with the one this driftctl
 generates (its schema, version by version).

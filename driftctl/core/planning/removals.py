@@ -26,7 +26,13 @@ from driftctl.core.planning.controls import (
     suspension_hold,
 )
 from driftctl.core.planning.finalizers import FinalizerStep, finalizer_step, remove_patch
-from driftctl.core.planning.guards import check_prunes, is_ours, protected
+from driftctl.core.planning.guards import (
+    PruneDecision,
+    PruneVerdict,
+    check_prunes,
+    is_ours,
+    protected,
+)
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj, is_terminating, key_of
 from driftctl.core.planning.pending import Going, owned_deletes, removal
@@ -127,6 +133,32 @@ def plan_removals(
     `state`, or, given `counts`, by those counts of the whole instance (then `state` need
     hold only the focus's objects).
     """
+    removals, candidates = _undeclared(wanted, state, going, focus)
+    orphans = [dep for dep in state.orphans(going.instance) if key_of(dep).place not in wanted]
+    every = [*candidates, *orphans]
+    decision = _guarded(every, going, counts, wanted=wanted, state=state, orphans=len(orphans))
+    shown = [
+        verdict
+        for verdict in decision.verdicts
+        if focus is None or key_of(verdict.obj).place in focus
+    ]
+    prunes, lifted = _prunes(shown, state, going)
+    refused = decision.refusal is not None and any(
+        verdict.reason == decision.refusal for verdict in shown
+    )
+    return Removals(
+        [*removals, *prunes],
+        (decision.refusal,) if refused and decision.refusal else (),
+        lifted=lifted,
+    )
+
+
+def _undeclared(
+    wanted: Collection[Place], state: LiveState, going: Going, focus: frozenset[Place] | None
+) -> tuple[list[Action], list[Obj]]:
+    """The live WebApps Git no longer declares: the removals someone already asked for (a
+    pending cleanup; a skip when driftctl's finalizer is gone), and the prune candidates.
+    Outside `focus`, only the candidates: the guards count them."""
     removals: list[Action] = []
     candidates: list[Obj] = []
     for place, live in sorted(state.webapps.items()):
@@ -144,25 +176,39 @@ def plan_removals(
             removals.append(Skip(key_of(live), "being deleted without driftctl's finalizer"))
         else:
             candidates.append(live)
-    orphans = [dep for dep in state.orphans(going.instance) if key_of(dep).place not in wanted]
-    candidates += orphans
-    if counts is None:
-        managed = sum(1 for obj in state.webapps.values() if is_ours(obj, going.instance))
-        counted = (len(wanted), managed + len(orphans))
-        decision = check_prunes(candidates, going.instance, counted, going.policy)
-    else:
-        decision = check_prunes(
+    return removals, candidates
+
+
+def _guarded(
+    candidates: list[Obj],
+    going: Going,
+    counts: PruneCounts | None,
+    *,
+    wanted: Collection[Place],
+    state: LiveState,
+    orphans: int,
+) -> PruneDecision:
+    """The guards' verdicts on every candidate. They count the places Git declares and
+    what `state` manages (its WebApps and `orphans` Deployments), or, given `counts`,
+    the whole instance."""
+    if counts is not None:
+        return check_prunes(
             candidates,
             going.instance,
             (counts.desired, counts.managed),
             going.policy,
             going_in_all=counts.going,
         )
-    shown = [
-        verdict
-        for verdict in decision.verdicts
-        if focus is None or key_of(verdict.obj).place in focus
-    ]
+    managed = sum(1 for obj in state.webapps.values() if is_ours(obj, going.instance))
+    return check_prunes(candidates, going.instance, (len(wanted), managed + orphans), going.policy)
+
+
+def _prunes(
+    shown: list[PruneVerdict], state: LiveState, going: Going
+) -> tuple[list[Action], dict[Place, str]]:
+    """Each verdict's removals: a skip where a guard protects the object, else as its prune
+    policy says, held where a control holds it; and the windows gone through, per WebApp."""
+    removals: list[Action] = []
     lifted: dict[Place, str] = {}
     for verdict in shown:
         if verdict.reason is not None:
@@ -173,14 +219,7 @@ def plan_removals(
             removals.append(_held(action, controls.hold))
         if controls.lifted:
             lifted[key_of(verdict.obj).place] = controls.lifted
-    refused = decision.refusal is not None and any(
-        verdict.reason == decision.refusal for verdict in shown
-    )
-    return Removals(
-        removals,
-        (decision.refusal,) if refused and decision.refusal else (),
-        lifted=lifted,
-    )
+    return removals, lifted
 
 
 def _held(action: Action, hold: Hold | None) -> Action:

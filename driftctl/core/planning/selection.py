@@ -2,12 +2,12 @@
 
 Pure. A selection picks places (namespace, name): a WebApp Git declares is picked by its
 name or by its labels in Git; a live WebApp by its name or by its labels in the cluster
-(so a WebApp that Git no longer declares can be picked for its prune); a Deployment whose
-WebApp is gone only by name (it carries none of its WebApp's labels). The plan then covers
-those places alone (core.planning.plan's `focus`): nothing outside them is planned,
-written, or pruned, whatever Git says of it. The prune guards still count the whole
-instance (or shard), so a selection never prunes what the whole run would refuse to, and
-`--max-prune` cannot be worked around one WebApp at a time.
+(so a WebApp that Git no longer declares can be picked for its prune); a Deployment
+whose WebApp is gone only by name (it carries none of its WebApp's labels). The plan
+then covers those places alone (core.planning.preparation's `Reach.focus`): nothing
+outside them is planned, written, or pruned, whatever Git says of it. The prune guards
+still count the whole instance (or shard), so a selection never prunes what the whole
+run would refuse to, and `--max-prune` cannot be worked around one WebApp at a time.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from driftctl.core.watch.queue import Urgency
 from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 from driftctl.settings import Cluster, Shard
-from driftctl.shell.informer import Informer
+from driftctl.shell.informer import KindInformer, Listener, Running, Watched
 from driftctl.shell.kube import Deadline, Kube
 
 Obj = dict[str, Any]
@@ -55,7 +55,7 @@ class Feed:
     ) -> None:
         self._api, self._cluster, self._runtime, self._metrics = api, cluster, runtime, metrics
         self._shard = shard
-        self._informers: list[Informer] = []
+        self._informers: list[KindInformer] = []
         self._queue: Queue = lambda place, urgency: None
         self._written = OwnWrites()
         self._lock = threading.Lock()  # the census and the writes told
@@ -85,7 +85,7 @@ class Feed:
         for informer in self._informers:
             informer.start()
 
-    def _informer(self, kind: r.Kind, scope: str | None) -> Informer:
+    def _informer(self, kind: r.Kind, scope: str | None) -> KindInformer:
         runtime, cluster = self._runtime, self._cluster
 
         def changed(before: Obj | None, after: Obj | None) -> None:
@@ -95,20 +95,14 @@ class Feed:
             with self._lock:
                 self._census.elsewhere(obj, live=live)
 
-        scaler = kind is r.AUTOSCALER
-        return Informer(
+        scaler = kind is r.AUTOSCALER  # autoscalers are nobody's: all are read
+        selector = "" if scaler else c.instance_selector(cluster.instance)
+        keep = (lambda place: True) if scaler else self._mine
+        return KindInformer(
             self._api,
-            kind,
-            cluster.instance,
-            scope,
-            changed,
-            stop=runtime.stop,
-            notice=runtime.notice,
-            jitter=runtime.jitter,
-            list_timeout=cluster.timeout,
-            keep=(lambda place: True) if scaler else self._mine,
-            elsewhere=elsewhere,
-            selector="" if scaler else None,  # autoscalers are nobody's: all are read
+            Watched(kind, scope, selector, keep),
+            Listener(changed, elsewhere),
+            Running(runtime.stop, runtime.notice, runtime.jitter, cluster.timeout),
         )
 
     def _mine(self, place: Place) -> bool:

@@ -12,7 +12,8 @@ The package's rooms, each importable from here:
 - identity: what a plan was made for (`PlanIdentity`, `CrdIdentity`), `refusal`,
   `unsavable`, and `SavedPlanError`;
 - file_format: the file, versioned, written (`saved_plan_json`) and read
-  (`parse_saved_plan`) in one module; checks: the value checks its reading passes;
+  (`parse_saved_plan`) in one module; object_format: each of its objects (an action),
+  written and read key by key; checks: the value checks their reading passes;
 - recheck: what moved since the plan (`moved`) and what proceeds (`recheck`).
 """
 

@@ -1,5 +1,6 @@
-"""The checks a saved plan's JSON passes, value by value, as core.planning.saved_plan.file_format
-reads it: each failure names the file, the field and the reason. Pure.
+"""The checks a saved plan's JSON passes, value by value, as core.planning.saved_plan's
+file_format and object_format read it: each failure names the file, the field and the
+reason. Pure.
 """
 
 from __future__ import annotations
