@@ -24,11 +24,11 @@ import click
 from driftctl import __version__
 from driftctl.cli.apply import apply
 from driftctl.cli.check import check
-from driftctl.cli.command import Group
 from driftctl.cli.completion import completion
 from driftctl.cli.config import config
 from driftctl.cli.crd import crd
 from driftctl.cli.diff import diff
+from driftctl.cli.global_flags import Group
 from driftctl.cli.install import install, uninstall
 from driftctl.cli.plan import plan
 from driftctl.cli.show import show

@@ -5,27 +5,23 @@
   request is built from them and handed to the function as `request` (inside its log, for
   the commands that log: `logged`, cli.logs).
 - `Command`: its flags listed under one heading per settings group (`Source flags`,
-  `Cluster flags`...), its own first, the global ones last; examples after them; its
-  summary whole in `driftctl --help`; `-o/--output` reading the command's own variable,
-  DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke `driftctl crd | kubectl apply`).
-- The global flags every command takes: `--no-color` (besides NO_COLOR), `-q/--quiet`,
-  `-v/--verbose`. They set the run's `Verbosity` and colour, read by cli.logs.
-- `Group`: `driftctl` itself, where global flags may come before the command name, as in
-  `driftctl --kubeconfig k.yaml plan` (they are handed to the command).
+  `Cluster flags`...), its own first, the global ones last (cli.global_flags); examples
+  after them; its summary whole in `driftctl --help`; `-o/--output` reading the command's
+  own variable, DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke `driftctl crd |
+  kubectl apply`).
+- `Family`: a command of commands (`config view`), shown as a command is.
 """
 
 from __future__ import annotations
 
-import enum
 import functools
-import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
 
 from driftctl.cli.config_file import config_option
+from driftctl.cli.global_flags import global_params
 from driftctl.cli.options import (
     GLOBAL_SECTION,
     OWN_SECTION,
@@ -36,90 +32,6 @@ from driftctl.cli.options import (
     setting_parameters,
 )
 from driftctl.settings.declare import ENV_PREFIX
-
-# Flags that may come before the command name (kubectl's global flags): each command that
-# takes one gets it from there. Those taking a value, and those that do not.
-MOVABLE_WITH_VALUE = ("--kubeconfig", "--context", "--instance", "--log-format", "--config")
-MOVABLE_ALONE = ("--no-color", "-q", "--quiet", "-v", "--verbose")
-_QUIET_KEY = "driftctl.verbosity"
-_COLOUR_KEY = "driftctl.no_colour"
-
-
-class Verbosity(enum.IntEnum):
-    """How much a command says: -q (errors and the summary), normal, -v (unchanged too)."""
-
-    QUIET = 0
-    NORMAL = 1
-    VERBOSE = 2
-
-
-def verbosity() -> Verbosity:
-    """The running command's verbosity (-q/-v), NORMAL outside a command."""
-    context = click.get_current_context(silent=True)
-    found = context.find_root().meta.get(_QUIET_KEY) if context else None
-    return found if isinstance(found, Verbosity) else Verbosity.NORMAL
-
-
-def colour_wanted(stream: Any = None) -> bool:
-    """Colour only on a terminal, never with --no-color or NO_COLOR set (no-color.org)."""
-    context = click.get_current_context(silent=True)
-    refused = bool(context and context.find_root().meta.get(_COLOUR_KEY))
-    terminal = (stream or sys.stdout).isatty()
-    return terminal and not refused and not os.environ.get("NO_COLOR")
-
-
-def _set_verbosity(level: Verbosity) -> Callable[[click.Context, click.Parameter, bool], None]:
-    def store(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-        if not value:
-            return
-        meta = ctx.find_root().meta
-        if meta.get(_QUIET_KEY, level) != level:
-            raise click.UsageError("-q/--quiet and -v/--verbose cannot be used together", ctx)
-        meta[_QUIET_KEY] = level
-
-    return store
-
-
-def _no_colour(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value:
-        ctx.find_root().meta[_COLOUR_KEY] = True
-
-
-def _global_params() -> list[click.Parameter]:
-    """The global flags as parameters, made afresh for one command."""
-    return [
-        Flag(
-            ["--no-color"],
-            is_flag=True,
-            expose_value=False,
-            callback=_no_colour,
-            section=GLOBAL_SECTION,
-            envvar=[f"{ENV_PREFIX}NO_COLOR"],
-            show_envvar=True,
-            help="No colour, even on a terminal (as NO_COLOR=1 does).",
-        ),
-        Flag(
-            ["-q", "--quiet"],
-            is_flag=True,
-            expose_value=False,
-            callback=_set_verbosity(Verbosity.QUIET),
-            section=GLOBAL_SECTION,
-            envvar=[f"{ENV_PREFIX}QUIET"],
-            show_envvar=True,
-            help="Say less: no progress, no notes, no line per object; errors and the summary "
-            "stay.",
-        ),
-        Flag(
-            ["-v", "--verbose"],
-            is_flag=True,
-            expose_value=False,
-            callback=_set_verbosity(Verbosity.VERBOSE),
-            section=GLOBAL_SECTION,
-            envvar=[f"{ENV_PREFIX}VERBOSE"],
-            show_envvar=True,
-            help="Say more: unchanged objects too.",
-        ),
-    ]
 
 
 class Command(click.Command):
@@ -140,7 +52,7 @@ class Command(click.Command):
         path = f"{family}-{self.name}" if family else self.name
         if request is not None:
             self.params.append(config_option())
-        self.params.extend(_global_params())
+        self.params.extend(global_params())
         for param in self.params:
             if param.name == "output" and path:
                 param.envvar = f"{ENV_PREFIX}{path.upper().replace('-', '_')}_OUTPUT"
@@ -272,43 +184,3 @@ def _own_names(function: Callable[..., Any]) -> set[str]:
     """The names of the function's own click parameters, and -o's."""
     own = {param.name for param in getattr(function, "__click_params__", []) if param.name}
     return own | {"output"}
-
-
-class Group(click.Group):
-    """`driftctl`: its commands' summaries whole, and global flags before a command name
-    handed to the command (`driftctl --context prod plan` is `driftctl plan --context
-    prod`), as kubectl takes them."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, moved_after_command(args, set(self.commands)))
-
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_options(ctx, formatter)
-        with formatter.section("Global flags (before or after the command)"):
-            formatter.write_text(
-                "--kubeconfig, --context, --instance and --log-format (where the command "
-                "takes them), --no-color, -q/--quiet and -v/--verbose: each command's --help "
-                "says what they do."
-            )
-
-
-def moved_after_command(args: Sequence[str], commands: set[str]) -> list[str]:
-    """`args` with the global flags written before the command name moved right after it;
-    anything else before it (--help, --version, an unknown flag) stays for the group."""
-    before: list[str] = []
-    moved: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg in commands:
-            return [*before, arg, *moved, *args[index + 1 :]]
-        if arg in MOVABLE_WITH_VALUE and index + 1 < len(args):
-            moved += [arg, args[index + 1]]
-            index += 2
-            continue
-        if arg in MOVABLE_ALONE or arg.split("=", 1)[0] in MOVABLE_WITH_VALUE:
-            moved.append(arg)
-        else:
-            before.append(arg)
-        index += 1
-    return [*before, *moved]

@@ -6,7 +6,8 @@ import os
 
 import click
 
-from driftctl.cli.command import Verbosity, command, verbosity
+from driftctl.cli.command import command
+from driftctl.cli.global_flags import Verbosity, verbosity
 from driftctl.cli.logs import Log, as_format, logged, style
 from driftctl.settings import PlanRequest
 

@@ -24,7 +24,7 @@ import yaml
 from click.testing import CliRunner
 
 from driftctl.cli import cli
-from driftctl.cli.command import moved_after_command
+from driftctl.cli.global_flags import moved_after_command
 from driftctl.cli.options import Duration
 from driftctl.durations import seconds_text
 from driftctl.errors import UsageError
