@@ -50,8 +50,8 @@ class DiffRequest:
 
 
 @dataclass(frozen=True)
-class PlanRequest:
-    """`plan`: what apply would do, exactly, with no write."""
+class Planning:
+    """What `plan` and `apply` both take, first: what to plan, against what, by which rules."""
 
     selection: Selection = EVERYTHING
     source: Source = field(default_factory=Source)
@@ -61,24 +61,22 @@ class PlanRequest:
     shard: Shard = WHOLE
     verify: Verify = NO_VERIFY
     lock: Lock = field(default_factory=Lock)
+
+
+@dataclass(frozen=True)
+class PlanRequest(Planning):
+    """`plan`: what apply would do, exactly, with no write."""
+
     listing: Listing = field(default_factory=Listing)
     outputs: PlanOutputs = field(default_factory=PlanOutputs)
 
 
 @dataclass(frozen=True)
-class ApplyRequest:
+class ApplyRequest(Planning):
     """`apply`: lock, plan (or a saved plan), carry out, write status; tell and push.
     `source_given`: whether --repo, --path or --namespace was given (else a saved plan's
     own source is read)."""
 
-    selection: Selection = EVERYTHING
-    source: Source = field(default_factory=Source)
-    cluster: Cluster = field(default_factory=Cluster)
-    policy: Policy = field(default_factory=Policy)
-    drift: Drift = field(default_factory=Drift)
-    shard: Shard = WHOLE
-    verify: Verify = NO_VERIFY
-    lock: Lock = field(default_factory=Lock)
     metrics: Metrics = field(default_factory=Metrics)
     wait: Wait = NO_WAIT
     notify: Notify = field(default_factory=Notify)
