@@ -11,17 +11,18 @@ take, are kept on the context for `driftctl config view`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from driftctl.cli.options import GLOBAL_SECTION, Flag
-from driftctl.core.source.documents import Document, load_file
 from driftctl.errors import InvalidSettings, Problem, UsageError
 from driftctl.settings.declare import ENV_PREFIX, Setting
-from driftctl.settings.file import ConfigFile, Entry, catalogue, read_config
 from driftctl.settings.kinds import Switch, Whole
 from driftctl.settings.requests import GROUPS
+
+if TYPE_CHECKING:
+    from driftctl.settings.file import ConfigFile, Entry
 
 READ_KEY = "driftctl.config"  # the ConfigFile read, on the root context's meta
 MAX_BYTES = 1024 * 1024
@@ -55,6 +56,9 @@ def _read(ctx: click.Context, param: click.Parameter, value: Path | None) -> Non
 
 def load_config(path: Path, command: str) -> ConfigFile:
     """The file's settings for `command`; InvalidSettings naming each problem."""
+    from driftctl.core.source.documents import Document, load_file  # YAML: only when asked
+    from driftctl.settings.file import read_config
+
     file = str(path)
     try:
         data = path.read_bytes()[: MAX_BYTES + 1]
@@ -79,6 +83,8 @@ def load_config(path: Path, command: str) -> ConfigFile:
 
 def known_settings() -> dict[str, list[Setting]]:
     """Every setting a file may name, by key."""
+    from driftctl.settings.file import catalogue
+
     return catalogue(GROUPS)
 
 

@@ -139,9 +139,19 @@ class Grouped(Protocol):
 G = TypeVar("G", bound=Grouped)
 
 
+_DECLARED: dict[type[Any], tuple[Setting, ...]] = {}  # each group's, read once
+_GROUPS: dict[type[Any], tuple[tuple[str, type[Grouped]], ...]] = {}  # each request's
+
+
 def declarations(group: type[Grouped]) -> tuple[Setting, ...]:
     """The settings of a group, in the order they are declared, each knowing its field and
     its commands (the group's unless it names its own)."""
+    if group not in _DECLARED:
+        _DECLARED[group] = _declared(group)
+    return _DECLARED[group]
+
+
+def _declared(group: type[Grouped]) -> tuple[Setting, ...]:
     found = []
     for each in dataclasses.fields(group):
         declared = each.metadata.get(_SETTING)
@@ -174,6 +184,12 @@ def build(group: type[G], values: Mapping[str, object], command: str) -> G:
 def groups_of(request: type[Any]) -> tuple[tuple[str, type[Grouped]], ...]:
     """The settings groups a request is made of, by field, in order (fields that are not
     groups, such as what the command line adds itself, are left out)."""
+    if request not in _GROUPS:
+        _GROUPS[request] = _grouped(request)
+    return _GROUPS[request]
+
+
+def _grouped(request: type[Any]) -> tuple[tuple[str, type[Grouped]], ...]:
     hints = typing.get_type_hints(request)
     return tuple(
         (each.name, hints[each.name])
