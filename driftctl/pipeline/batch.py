@@ -114,7 +114,7 @@ def plan(
     lease = lease_of(cluster, lock or Lock(), shard)
     if verify.enabled:
         desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
-    situation = situation_read(kube, lease, notice)
+    situation = situation_read(kube, lease, notice, warn)
     the_plan, live = make_plan(
         kube,
         desired,
