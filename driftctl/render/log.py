@@ -113,7 +113,12 @@ def _object(key: ObjectKey) -> dict[str, str]:
     return {"kind": key.kind, "namespace": key.namespace, "name": key.name}
 
 
-_OUTCOME_LEVELS = {Outcome.FAILED: Level.ERROR, Outcome.SKIPPED: Level.WARNING}
+# A person should look: a skip; a removal waiting for a person's approval
+_OUTCOME_LEVELS = {
+    Outcome.FAILED: Level.ERROR,
+    Outcome.SKIPPED: Level.WARNING,
+    Outcome.WAITING: Level.WARNING,
+}
 
 
 def outcome_record(item: ObjectOutcome) -> Record:
