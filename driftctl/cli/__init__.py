@@ -2,10 +2,11 @@
 
 Each command receives its settings as typed values, one per flag group (cli.flag_groups;
 driftctl.settings validates them), makes one pipeline call, prints what it returns and
-exits with the code from errors.ExitCode. No decision is made here. Every flag also reads
-an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`),
-so a CronJob can be configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`,
-`--shard-index` also `JOB_COMPLETION_INDEX` (an Indexed Job's).
+exits with the code from errors.ExitCode. No decision is made here. Every flag but -o also
+reads an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from
+`DRIFTCTL_MAX_PRUNE`), so a CronJob can be configured from a ConfigMap; `-o` reads the
+command's own `DRIFTCTL_<COMMAND>_OUTPUT` (cli.command); `--kubeconfig` also reads
+`KUBECONFIG`, `--shard-index` also `JOB_COMPLETION_INDEX` (an Indexed Job's).
 
 This module only wires the commands (one module per command group, as pipeline/ is
 split) and maps errors to exit codes. Each command imports the pipeline, the shell and

@@ -1,13 +1,13 @@
 """How a flag is made: its environment variable, its section, durations, flags that make one
 settings value.
 
-Every flag also reads an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from
-`DRIFTCTL_MAX_PRUNE`), so a CronJob can be configured from a ConfigMap; `-o/--output`
-reads `DRIFTCTL_<COMMAND>_OUTPUT`, one per command (cli.command names it), since each
-command has formats of its own. A `FlagGroup` is the flags of one settings value
-(driftctl.settings): a command names the group once and receives the value, built and
-validated, instead of the flags; its flags show under the group's own heading in `--help`.
-The groups themselves are in cli.flag_groups.
+Every flag but -o also reads an environment variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune`
+from `DRIFTCTL_MAX_PRUNE`), so a CronJob can be configured from a ConfigMap; `-o/--output`
+reads `DRIFTCTL_<COMMAND>_OUTPUT`, one per command (cli.command names it, and warns of a set
+DRIFTCTL_OUTPUT), since each command has formats of its own. A `FlagGroup` is the flags of
+one settings value (driftctl.settings): a command names the group once and receives the
+value, built and validated, instead of the flags; its flags show under the group's own
+heading in `--help`. The groups themselves are in cli.flag_groups.
 
 Values as kubectl takes them: durations as `30s`, `5m`, `1h30m` or plain seconds
 (`Duration`); `-o json` and `-o=json` alike.

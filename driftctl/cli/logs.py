@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from driftctl.cli.command import Verbosity, colour_wanted, verbosity
+from driftctl.cli.command import Verbosity, colour_wanted, early_warnings, verbosity
 from driftctl.cli.flags import F, flag
 from driftctl.errors import DriftctlError, ExitCode
 from driftctl.render.style import Style
@@ -323,6 +323,8 @@ def logged(command: F) -> F:
             kwargs["git_token_file"],
         )
         with log.run(command.__name__):
+            for warning in early_warnings():
+                log.warn(warning)
             return command(*args, log=log, **kwargs)
 
     return cast(F, run)

@@ -105,6 +105,37 @@ def test_status_shows_a_suspended_webapp_held_with_or_without_an_end(harness: Ha
     assert (row["sync"], row["held"]) == ("held", f"the instance is {why} ({where})")
 
 
+def test_status_says_conflict_of_what_its_lists_hold_and_missing_of_another_owners_webapp(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """Issue 34: `status --help` said `conflict` of another owner's object, its page said
+    `missing`; each is right for one case, and the help now says which."""
+    other = harness.other_instance(f"{harness.instance}-b", tmp_path / "b")
+    other.declare({"cart": ("nginx:1.27", 1)})
+    assert other.driftctl("apply").code == 0
+    harness.kubectl("create", "deployment", "shop", "--image=nginx:1.25", "-n", harness.namespace)
+    harness.kubectl("label", "deployment", "shop", f"{c.INSTANCE_LABEL}={harness.instance}",
+                    "-n", harness.namespace)  # fmt: skip
+    harness.declare({"shop": ("nginx:1.27", 1), "cart": ("nginx:1.27", 1)})
+
+    ran = harness.driftctl("status", "-o", "json")
+    planned = harness.driftctl("plan")
+    helped = harness.driftctl("status", "--help")
+
+    assert ran.code == 0, ran.err
+    rows = {row["name"]: row["sync"] for row in json.loads(ran.out)["webapps"]}
+    assert rows == {"shop": "conflict", "cart": "missing"}
+    assert f"x WebApp/{harness.namespace}/cart: conflict" in planned.out
+    help_text = " ".join(helped.out.split())
+    for said in (
+        "`missing` (declared, absent; also when another owner's WebApp holds the name: plan "
+        "reads it and says `conflict`)",
+        "`conflict` (its Deployment carries this instance's label but its WebApp does not "
+        "control it)",
+    ):
+        assert said in help_text
+
+
 def test_version_names_the_server_and_whether_the_crd_is_this_driftctls(
     harness: Harness, kubeconfig: Path
 ) -> None:
