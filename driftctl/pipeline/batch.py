@@ -114,7 +114,8 @@ def plan(
     lease = lease_of(cluster, lock or Lock(), shard)
     if verify.enabled:
         desired, _ = trust.verified_against(kube, lease, desired, source, verify, environ=environ)
-    situation = situation_read(kube, lease, notice, warn)
+    said: list[str] = []  # said once there is a plan: a cluster without the CRD says only that
+    situation = situation_read(kube, lease, notice, said.append)
     the_plan, live = make_plan(
         kube,
         desired,
@@ -126,6 +127,8 @@ def plan(
         tick=tick,
         selection=selection,
     )
+    for line in said:
+        warn(line)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, shard)
         saved_plan.save(out, the_plan, live, who, policy=policy, drift=drift or Drift())
