@@ -50,7 +50,6 @@ KEY_FILES = "/var/run/secrets/driftctl/keys"
 DEFAULT_SCHEDULE = "*/5 * * * *"
 CRONJOB_NAME_LIMIT = 52  # the API server's: a CronJob's Jobs add 11 characters to its name
 _NAME_LABEL = {c.NAME_LABEL: NAME}
-WORKLOAD_SELECTOR = f"{c.NAME_LABEL}={NAME}"  # every instance's CronJob or Deployment
 # What the instances installed in one cluster share (kind, namespace, name), in the order
 # an uninstall deletes them, the namespace last.
 SHARED: tuple[tuple[str, str | None, str], ...] = (
@@ -466,6 +465,16 @@ def _deployment(install: Installation) -> Obj:
         },
     }
     return obj
+
+
+def is_workload(obj: Mapping[str, Any]) -> bool:
+    """Whether a CronJob or Deployment is an instance's: driftctl's name, or one beginning
+    `driftctl-`, and its Pods labelled app.kubernetes.io/name=driftctl."""
+    name = str(obj["metadata"]["name"])
+    spec = obj.get("spec") or {}
+    template = ((spec.get("jobTemplate") or {}).get("spec") or spec).get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    return (name == NAME or name.startswith(f"{NAME}-")) and labels.get(c.NAME_LABEL) == NAME
 
 
 def object_name(obj: Mapping[str, Any]) -> str:

@@ -32,10 +32,10 @@ from driftctl.core.installation import (
     NAME,
     NAMESPACE,
     SHARED,
-    WORKLOAD_SELECTOR,
     Form,
     Installation,
     Names,
+    is_workload,
     manifests,
     object_name,
 )
@@ -113,14 +113,14 @@ class _Instance:
 
 def _instances_beside(kube: Kube, names: Names) -> dict[str, _Instance]:
     """The other instances of the lock namespace: those whose CronJob or Deployment is
-    there (app.kubernetes.io/name=driftctl), or whose Lease (a run took its lock there)."""
+    there (its Pods labelled app.kubernetes.io/name=driftctl: the operator's Deployment
+    has no label of its own), or whose Lease (a run took its lock there)."""
     found: dict[str, _Instance] = {}
     for kind, form in (("CronJob", Form.CRONJOB), ("Deployment", Form.OPERATOR)):
-        listed = kube.list_all(r.INSTALLED_KINDS[kind], WORKLOAD_SELECTOR, namespace=NAMESPACE)
-        for obj in listed:
+        for obj in kube.list_all(r.INSTALLED_KINDS[kind], "", namespace=NAMESPACE):
             name = obj["metadata"]["name"]
             instance = c.DEFAULT_INSTANCE if name == NAME else name.removeprefix(f"{NAME}-")
-            if name != names.workload:
+            if name != names.workload and is_workload(obj):
                 each = found.setdefault(instance, _Instance(set(), []))
                 each.forms.add(form)
                 each.shown_by.append(f"{kind}/{NAMESPACE}/{name}")

@@ -4,7 +4,9 @@ driftctl-system, which the other tests' control plane needs). Issue 34:
 
 - `install --instance b` made the same CronJob, ConfigMap and ServiceAccount as the
   default instance, so it overwrote the default's; now each has its own, and each runs as
-  its own ServiceAccount (the RBAC of both works);
+  its own ServiceAccount (the RBAC of both works). Here the default instance is the
+  operator (a Deployment) and b a CronJob: the ClusterRole they share keeps granting
+  `watch`, which the operator needs;
 - `install` re-applied the cluster-wide RBAC it found without a word; now it says what it
   found, and whose it is too;
 - `uninstall --instance b` (even `--dry-run`) deleted the ClusterRoles, bindings and
@@ -52,7 +54,7 @@ B_ALONE = [
     ("lease", "driftctl-b", NS),
 ]
 DEFAULT_ALONE = [
-    ("cronjob", "driftctl", NS),
+    ("deployment", "driftctl", NS),
     ("configmap", "driftctl-settings", NS),
     ("serviceaccount", "driftctl", NS),
     ("role", "driftctl-lock", NS),
@@ -127,7 +129,10 @@ def two_instances(plane: launcher.ControlPlane, folder: Path) -> subprocess.Comp
     """The default instance and b, installed and each run once; b's install."""
     for namespace in APPS.values():
         kubectl(plane, "create", "namespace", namespace)
-    first = driftctl(plane.kubeconfig, "install", "--repo", REPOS["default"], "--path", "apps")
+    first = driftctl(
+        plane.kubeconfig, "install", "--repo", REPOS["default"], "--path", "apps",
+        "--form", "operator",
+    )  # fmt: skip
     assert first.returncode == 0, first.stderr
     second = driftctl(
         plane.kubeconfig, "install", "--repo", REPOS["b"], "--path", "apps", "--instance", "b"
@@ -144,6 +149,7 @@ def test_a_second_instance_installs_beside_the_first_and_goes_alone(
 ) -> None:
     second = two_instances(plane, tmp_path)
 
+    role = json.loads(kubectl(plane, "get", "clusterrole", "driftctl", "-o", "json"))
     settings = {
         name: json.loads(kubectl(plane, "get", "configmap", name, "-n", NS, "-o", "json"))["data"]
         for name in ("driftctl-settings", "driftctl-b-settings")
@@ -158,8 +164,10 @@ def test_a_second_instance_installs_beside_the_first_and_goes_alone(
     assert second.stdout.splitlines()[0] == (
         f"found CustomResourceDefinition/{c.CRD_NAME}, Namespace/{NS}, ClusterRole/driftctl-crd, "
         f"ClusterRole/driftctl: applied again; shared with instance default "
-        f"(CronJob/{NS}/driftctl)"
+        f"(Deployment/{NS}/driftctl)"
     )
+    [webapps] = [rule for rule in role["rules"] if rule["resources"] == [c.PLURAL]]
+    assert "watch" in webapps["verbs"]  # the operator's, kept by b's install
     assert settings["driftctl-settings"]["DRIFTCTL_REPO"] == REPOS["default"]
     assert settings["driftctl-b-settings"]["DRIFTCTL_REPO"] == REPOS["b"]
     assert "DRIFTCTL_INSTANCE" not in settings["driftctl-settings"]
@@ -167,7 +175,7 @@ def test_a_second_instance_installs_beside_the_first_and_goes_alone(
     assert rehearsed.returncode == 0, rehearsed.stderr
     assert after_rehearsal == names([*SHARED, *DEFAULT_ALONE, *B_ALONE])  # nothing written
     shared_with = (
-        f"shared with instance default (CronJob/{NS}/driftctl, Lease/{NS}/driftctl-default)"
+        f"shared with instance default (Deployment/{NS}/driftctl, Lease/{NS}/driftctl-default)"
     )
     assert rehearsed.stdout.splitlines()[-3:] == [
         f"kept ClusterRole/driftctl: {shared_with} (dry run)",

@@ -3,9 +3,12 @@ cannot make an installation are refused before one is touched (exit 2)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import yaml
 
+from driftctl.core.installation import Form, Installation, is_workload, manifests
 from tests.support.clirun import run_driftctl
 
 REPO = ["--repo", "https://git.example.com/you/webapps.git"]
@@ -128,3 +131,33 @@ def test_an_instance_too_long_for_a_cronjob_name_is_refused(
 
     assert ran.code == 2
     assert "longer than the 52 characters the API server takes" in ran.err
+
+
+def test_a_shared_cluster_role_grants_what_the_forms_beside_it_need() -> None:
+    """Beside an operator, a CronJob's install keeps `watch` in the ClusterRole they share."""
+    crd: dict[str, Any] = {"kind": "CustomResourceDefinition", "metadata": {"name": "x"}}
+    alone = manifests(Installation(REPO[1], instance="b"), crd)
+    beside = manifests(Installation(REPO[1], instance="b"), crd, frozenset({Form.OPERATOR}))
+
+    def verbs(objects: list[dict[str, Any]]) -> list[str]:
+        [role] = [
+            o for o in objects if o["kind"] == "ClusterRole" and o["metadata"]["name"] == "driftctl"
+        ]
+        return list(role["rules"][0]["verbs"])
+
+    assert "watch" not in verbs(alone)
+    assert verbs(beside) == [*verbs(alone), "watch"]
+
+
+def test_every_instances_workload_is_found_by_its_pods_label() -> None:
+    """The operator's Deployment has no label of its own (operator/ gives it none)."""
+    crd: dict[str, Any] = {"kind": "CustomResourceDefinition", "metadata": {"name": "x"}}
+    workloads = [
+        manifests(Installation(REPO[1], instance=instance, form=form), crd)[-1]
+        for instance in ("default", "b")
+        for form in Form
+    ]
+    other = {"metadata": {"name": "driftctl-web"}, "spec": {"template": {"metadata": {}}}}
+
+    assert [is_workload(each) for each in workloads] == [True] * 4
+    assert not is_workload(other)
