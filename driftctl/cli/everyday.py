@@ -101,11 +101,11 @@ def status(*, source: Source, cluster: Cluster, drift: Drift, lock: Lock, output
     `conflict`), `not in Git` (pruned by the next apply, unless something keeps it),
     `conflict` (its Deployment carries this instance's label but its WebApp does not
     control it) or `deleting`; whether it is ready, its available replicas of the desired,
-    and the Git revision it was last applied at. Then who holds
-    the run lock, and when the last run took it. Reads only the instance's two LISTs and its
-    Lease, the cheapest read of a plan: it sends no dry-run, so `drifted` is what plan's
-    local check cannot clear (plan and its dry-runs say exactly what differs). Writes
-    nothing. Exit 0; 2/3/4 on errors.
+    and the Git revision it was last applied at. Then who holds the run lock, and when the
+    last run took it. Reads only the instance's two LISTs and its Lease, the cheapest read
+    of a plan: it sends no dry-run, so `drifted` is what plan's local check cannot clear
+    (plan and its dry-runs say exactly what differs). Writes nothing. Exit 0; 2/3/4 on
+    errors.
     """
     from driftctl.pipeline import everyday
     from driftctl.render import overview
