@@ -3,10 +3,11 @@
 Each command receives one request (driftctl.settings.requests), built from its flags,
 their variables and a `--config` file (cli.command, cli.options, cli.config_file), makes
 one pipeline call, prints what it returns and exits with the code from errors.ExitCode. No
-decision is made here. Every setting's flag also reads an environment variable,
-`DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`), so a CronJob can be
-configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`, `--shard-index` also
-`JOB_COMPLETION_INDEX` (an Indexed Job's); `-o` reads `DRIFTCTL_<COMMAND>_OUTPUT`.
+decision is made here. Every setting's flag (every flag but -o) also reads an environment
+variable, `DRIFTCTL_<FLAG>` (e.g. `--max-prune` from `DRIFTCTL_MAX_PRUNE`), so a CronJob
+can be configured from a ConfigMap; `--kubeconfig` also reads `KUBECONFIG`,
+`--shard-index` also `JOB_COMPLETION_INDEX` (an Indexed Job's); `-o` reads the command's
+own `DRIFTCTL_<COMMAND>_OUTPUT` (cli.command).
 
 This module only wires the commands (one module per command, named for it: cli/plan.py,
 cli/apply.py...; install and uninstall share one) and maps errors to exit codes. Each

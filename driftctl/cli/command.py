@@ -8,13 +8,16 @@
   `Cluster flags`...), its own first, the global ones last (cli.global_flags); examples
   after them; its summary whole in `driftctl --help`; `-o/--output` reading the command's
   own variable, DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke `driftctl crd |
-  kubectl apply`).
+  kubectl apply`). DRIFTCTL_OUTPUT, read by no command, is warned of when set, naming the
+  variable the command's -o reads (`shared_output_warning`: a refusal would stop CronJobs
+  that set it).
 - `Family`: a command of commands (`config view`), shown as a command is.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +35,9 @@ from driftctl.cli.options import (
     setting_parameters,
 )
 from driftctl.settings.declare import ENV_PREFIX
+
+_WARNINGS_KEY = "driftctl.warnings"
+SHARED_OUTPUT = f"{ENV_PREFIX}OUTPUT"  # read by no command: each -o reads its own
 
 
 class Command(click.Command):
@@ -56,6 +62,17 @@ class Command(click.Command):
         for param in self.params:
             if param.name == "output" and path:
                 param.envvar = f"{ENV_PREFIX}{path.upper().replace('-', '_')}_OUTPUT"
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Runs the command, after the warning a set DRIFTCTL_OUTPUT gets: said here, or by
+        the command's log when it has one (--log-format: cli.logs.logged says it)."""
+        warning = shared_output_warning(self, os.environ)
+        if warning is not None:
+            if any(param.name == "log_format" for param in self.params):
+                ctx.meta.setdefault(_WARNINGS_KEY, []).append(warning)
+            else:
+                click.echo(f"warning: {warning}", err=True)
+        return super().invoke(ctx)
 
     def get_short_help_str(self, limit: int = 45) -> str:
         """The first sentence of the help, whole: `driftctl --help` never cuts one short."""
@@ -88,6 +105,24 @@ class Command(click.Command):
         """The examples, as written (never rewrapped), then any epilog."""
         _examples(self.examples, formatter)
         super().format_epilog(ctx, formatter)
+
+
+def shared_output_warning(command: click.Command, environ: Mapping[str, str]) -> str | None:
+    """What a set DRIFTCTL_OUTPUT gets from a command with -o: no command reads it, and the
+    variable this command's -o reads is named (None: not set, or the command has no -o)."""
+    own = next((p.envvar for p in command.params if p.name == "output"), None)
+    if SHARED_OUTPUT not in environ or not isinstance(own, str):
+        return None
+    return (
+        f"{SHARED_OUTPUT} is set, but no command reads it: -o/--output of `driftctl "
+        f"{command.name}` reads {own} (each command has formats of its own)"
+    )
+
+
+def early_warnings() -> list[str]:
+    """The warnings found before a command's log was made (cli.logs.logged says them)."""
+    context = click.get_current_context(silent=True)
+    return list(context.meta.get(_WARNINGS_KEY, ())) if context else []
 
 
 def _examples(examples: Sequence[str], formatter: click.HelpFormatter) -> None:

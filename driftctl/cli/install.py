@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from driftctl.cli.command import command
@@ -32,20 +34,20 @@ def install(*, request: InstallRequest) -> None:
     image, schedule and RBAC variant, and applies it with server-side apply: the CRD (and
     waits until it is established), the namespace driftctl-system, the ServiceAccount
     driftctl and its RBAC (the least that works), the settings ConfigMap, then what runs.
-    The Git credentials' Secret driftctl-git is yours to create (docs/how-to/private-
-    repositories.md). Running it again updates the installation (an upgrade: a new --image).
-    --dry-run prints the objects and applies nothing. Exit 0; 2 for flags that cannot work;
-    4 when the cluster refuses (you need the rights to make a CRD and RBAC).
+    Another --instance gets its own CronJob (or Deployment), settings, ServiceAccount and
+    bindings, named driftctl-<instance>, beside the others; the namespace and the
+    ClusterRoles are shared, and it first says which cluster-scoped objects it found. --repo
+    is the URL a Pod reaches (a local path or file:// is refused). The Git credentials'
+    Secret driftctl-git is yours to create (docs/how-to/private-repositories.md). Running it
+    again updates the installation (an upgrade: a new --image). --dry-run prints the objects
+    and applies nothing. Exit 0; 2 for flags that cannot work; 4 when the cluster refuses
+    (you need the rights to make a CRD and RBAC).
     """
     from driftctl.core.installation import Installation
-    from driftctl.core.source.repo_url import is_url
     from driftctl.pipeline import install as installing
     from driftctl.render.manifests import to_yaml
 
-    told = request.install
-    if not is_url(told.repo):
-        raise click.UsageError(f"--repo must be a URL the cluster can reach, not {told.repo!r}")
-    installation = Installation.of(told, request.cluster.instance)
+    installation = Installation.of(request.install, request.cluster.instance)
     if request.dry_run.dry_run:
         objects = installing.rendered(installation)
         click.echo("---\n".join(to_yaml(obj) for obj in objects), nl=False)
@@ -60,18 +62,24 @@ def install(*, request: InstallRequest) -> None:
         "$ driftctl uninstall",
         "# Take the instance's WebApps (and their Deployments) and the CRD away too:",
         "$ driftctl uninstall --delete-webapps --delete-crd --dry-run",
+        "# Take the instance blue away, leaving the others:",
+        "$ driftctl uninstall --instance blue",
     ],
 )
 def uninstall(*, request: UninstallRequest) -> None:
     """Take driftctl away from the cluster, releasing its finalizers first.
 
-    As docs/how-to/upgrade-and-uninstall.md does it: stops the runs (deletes the CronJob or
-    the operator's Deployment and waits until their Pods are gone), releases driftctl's
-    finalizer from each WebApp of the instance (each patch tests that the entry is still
-    driftctl's), then deletes driftctl's objects and its namespace. The WebApps and their
-    Deployments stay and run on, unmanaged, unless --delete-webapps; the CRD stays unless
-    --delete-crd (refused while WebApps of any instance are left: its deletion would delete
-    them). Exit 0; 4 when the cluster refuses.
+    As docs/how-to/upgrade-and-uninstall.md does it, for the instance (--instance): stops
+    its runs (deletes its CronJob or operator Deployment and waits until their Pods are
+    gone), releases driftctl's finalizer from each of its WebApps (each patch tests that the
+    entry is still driftctl's), then deletes what it alone uses: its settings, its
+    ServiceAccount and bindings, its Leases. The namespace and the ClusterRoles the instances
+    share go only with the last of them: while another instance's CronJob, Deployment or
+    Lease is left, they stay, and it says whose. --all-instances takes every instance away,
+    then what they share (asking first on a terminal). The WebApps and their Deployments stay
+    and run on, unmanaged, unless --delete-webapps; the CRD stays unless --delete-crd
+    (refused while WebApps of any instance are left: its deletion would delete them). Exit
+    0; 1 when the answer was no; 4 when the cluster refuses.
     """
     from driftctl.pipeline import install as installing
 
@@ -81,4 +89,10 @@ def uninstall(*, request: UninstallRequest) -> None:
         dry_run=request.dry_run.dry_run,
         notice=TextLog(style()).retry,
         say=_say,
+        everything=request.removal.all_instances,
+        confirm=_asked if sys.stdin.isatty() and sys.stdout.isatty() else None,
     )
+
+
+def _asked(question: str) -> bool:
+    return click.confirm(question, default=False, err=True)

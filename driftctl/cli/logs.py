@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from driftctl.cli.command import early_warnings
 from driftctl.cli.global_flags import Verbosity, colour_wanted, verbosity
 from driftctl.cli.json_log import JsonLog
 from driftctl.cli.options import options_of
@@ -211,6 +212,8 @@ def _around(command: str, raw: Mapping[str, Any], go: Callable[[Log], object]) -
         raw.get("git_token_file"),
     )
     with log.run(command):
+        for warning in early_warnings():
+            log.warn(warning)
         return go(log)
 
 

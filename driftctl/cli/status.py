@@ -25,13 +25,17 @@ def status(*, request: StatusRequest, output: str) -> None:
     """Show the instance's WebApps: in sync with Git or not, ready, revision; and its lock.
 
     One row per WebApp Git declares or the instance has: `in sync`, `drifted` (plan says
-    how), `missing` (declared, absent), `not in Git` (pruned by the next apply, unless
-    something keeps it), `conflict` (another owner's object) or `deleting`; whether it is
-    ready, its available replicas of the desired, and the Git revision it was last applied
-    at. Then who holds the run lock, and when the last run took it. Reads only the
-    instance's two LISTs and its Lease, the cheapest read of a plan: it sends no dry-run, so
-    `drifted` is what plan's local check cannot clear (plan and its dry-runs say exactly
-    what differs). Writes nothing. Exit 0; 2/3/4 on errors.
+    how), `held` (it differs, and a control holds all of it: a suspension, a removal
+    waiting for its approval or its grace; said under the table), `missing` (declared,
+    absent; also when another owner's WebApp holds the name: plan reads it and says
+    `conflict`), `not in Git` (pruned by the next apply, unless something keeps it),
+    `conflict` (its Deployment carries this instance's label but its WebApp does not
+    control it) or `deleting`; whether it is ready, its available replicas of the desired,
+    and the Git revision it was last applied at. Then who holds the run lock, and when the
+    last run took it. Reads only the instance's two LISTs and its Lease, the cheapest read
+    of a plan: it sends no dry-run, so `drifted` is what plan's local check cannot clear
+    (plan and its dry-runs say exactly what differs). Writes nothing. Exit 0; 2/3/4 on
+    errors.
     """
     from driftctl.pipeline import everyday
     from driftctl.render import overview

@@ -10,9 +10,19 @@ holds each variant, built with the shipped settings, equal to what `kubectl kust
 renders of its folder: a change to those folders must be made here too, and the reverse.
 
 Everything lives in driftctl's namespace (conventions.LOCK_NAMESPACE), where every run
-keeps its lock. The Git credentials' Secret (driftctl-git) and the keys --verify trusts
-(driftctl-keys) are never made here: driftctl touches no Secret; both are mounted when they
-exist, and the settings only name the credentials' files, when asked (`git_auth`).
+keeps its lock. Several instances may be installed side by side (`--instance`): each has
+its own workload (CronJob or Deployment), settings, ServiceAccount and bindings, named
+`driftctl-<instance>...` (`Names`); the default instance keeps the names cronjob/ and
+operator/ give them (`driftctl`, `driftctl-settings`, `driftctl-lock`, `driftctl-crd`), so
+nothing installed before changes. What they share (`SHARED`) is the namespace and the two
+ClusterRoles their bindings name: an install says it found them; an uninstall takes them
+away only with the last instance. A ClusterRole of an operator beside a CronJob grants what
+both forms need (`watch` too).
+
+The repository must be one a Pod can reach: a local path or a file:// URL is refused. The
+Git credentials' Secret (driftctl-git) and the keys --verify trusts (driftctl-keys) are
+never made here: driftctl touches no Secret; both are mounted when they exist, and the
+settings only name the credentials' files, when asked (`git_auth`).
 pipeline.install takes an installation down in the order docs/how-to/
 upgrade-and-uninstall.md says: the runs stopped first, the finalizers released, then the rest.
 """
@@ -24,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
+from driftctl.core.source.repo_url import is_url
 from driftctl.errors import UsageError
 from driftctl.settings.install import DEFAULT_SCHEDULE, Form, GitAuth, Install, Rbac
 
@@ -36,7 +47,57 @@ GIT_SECRET = "driftctl-git"
 GIT_FILES = "/var/run/secrets/driftctl/git"
 KEYS_SECRET = "driftctl-keys"
 KEY_FILES = "/var/run/secrets/driftctl/keys"
+CRONJOB_NAME_LIMIT = 52  # the API server's: a CronJob's Jobs add 11 characters to its name
 _NAME_LABEL = {c.NAME_LABEL: NAME}
+# What the instances installed in one cluster share (kind, namespace, name), in the order
+# an uninstall deletes them, the namespace last.
+SHARED: tuple[tuple[str, str | None, str], ...] = (
+    ("ClusterRole", None, NAME),
+    ("ClusterRole", None, CRD_READER),
+    ("Namespace", None, NAMESPACE),
+)
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names of what one instance alone uses. The default instance's are those of
+    cronjob/ and operator/; another's begin `driftctl-<instance>`."""
+
+    instance: str = c.DEFAULT_INSTANCE
+
+    @property
+    def workload(self) -> str:
+        """Its CronJob or Deployment, its ServiceAccount, its ClusterRoleBinding and Roles."""
+        default = self.instance == c.DEFAULT_INSTANCE
+        return NAME if default else f"{NAME}-{self.instance}"
+
+    @property
+    def settings(self) -> str:
+        return f"{self.workload}-settings"
+
+    @property
+    def lock(self) -> str:
+        """Its Role and RoleBinding on the run lock's namespace."""
+        return f"{self.workload}-lock"
+
+    @property
+    def crd_reader(self) -> str:
+        """Its ClusterRoleBinding to the shared ClusterRole that reads the CRD."""
+        return CRD_READER if self.workload == NAME else f"{self.workload}-crd"
+
+    def own(self, scope: tuple[str, ...] = ()) -> list[tuple[str, str | None, str]]:
+        """What it alone uses besides its workload (kind, namespace, name), in the order an
+        uninstall deletes them; `scope`: the namespaces of its Roles (--rbac namespaced)."""
+        roles = [(kind, ns, self.workload) for ns in scope for kind in ("RoleBinding", "Role")]
+        return [
+            ("ConfigMap", NAMESPACE, self.settings),
+            ("RoleBinding", NAMESPACE, self.lock),
+            ("Role", NAMESPACE, self.lock),
+            ("ClusterRoleBinding", None, self.workload),
+            ("ClusterRoleBinding", None, self.crd_reader),
+            *roles,
+            ("ServiceAccount", NAMESPACE, self.workload),
+        ]
 
 
 @dataclass(frozen=True)
@@ -62,7 +123,24 @@ class Installation:
             told.target_namespaces, instance, told.git_auth,
         )  # fmt: skip
 
+    @property
+    def names(self) -> Names:
+        return Names(self.instance)
+
     def __post_init__(self) -> None:
+        unreachable = _unreachable(self.repo)
+        if unreachable is not None:
+            raise UsageError(
+                f"--repo {self.repo!r} is {unreachable}, which no Pod can read",
+                hint="give the URL the cluster reaches it at (https://, ssh://, git@host:...); "
+                "a repository on this machine must be served to the cluster first",
+            )
+        if self.form is Form.CRONJOB and len(self.names.workload) > CRONJOB_NAME_LIMIT:
+            raise UsageError(
+                f"--instance {self.instance!r} makes the CronJob {self.names.workload}, longer "
+                f"than the {CRONJOB_NAME_LIMIT} characters the API server takes",
+                hint="a shorter instance name",
+            )
         if self.rbac is Rbac.NAMESPACED and not self.target_namespaces:
             raise UsageError(
                 "--rbac namespaced needs --target-namespaces",
@@ -80,17 +158,28 @@ class Installation:
             )
 
 
-def manifests(install: Installation, crd: Obj) -> list[Obj]:
+def _unreachable(repo: str) -> str | None:
+    """What `repo` is when no Pod can read it (a local path, a file:// URL), else None."""
+    if not is_url(repo):
+        return "a local path"
+    if repo.lower().startswith("file:"):
+        return "a file:// URL of this machine"
+    return None
+
+
+def manifests(install: Installation, crd: Obj, beside: frozenset[Form] = frozenset()) -> list[Obj]:
     """Every object the installation applies, in the order to apply them: the CRD first
     (the rest may name its resources), the namespace, who driftctl is and what it may do,
-    its settings, and last what runs."""
+    its settings, and last what runs. `beside`: the forms of the other instances installed
+    (a shared ClusterRole grants what each needs)."""
+    names = install.names
     return [
         crd,
         _namespace(),
-        _labelled(_object("v1", "ServiceAccount", NAME, NAMESPACE)),
-        *_lock_rbac(),
-        *_crd_rbac(),
-        *_webapp_rbac(install),
+        _labelled(_object("v1", "ServiceAccount", names.workload, NAMESPACE)),
+        *_lock_rbac(names),
+        *_crd_rbac(names),
+        *_webapp_rbac(install, beside),
         _labelled(_settings(install)),
         _cronjob(install) if install.form is Form.CRONJOB else _deployment(install),
     ]
@@ -131,18 +220,18 @@ def _role(kind: str, name: str, namespace: str | None, rules: list[Obj]) -> Obj:
     return role
 
 
-def _subject() -> list[Obj]:
-    return [{"kind": "ServiceAccount", "name": NAME, "namespace": NAMESPACE}]
-
-
-def _binding(kind: str, name: str, namespace: str | None, role_kind: str) -> Obj:
+def _binding(
+    kind: str, name: str, namespace: str | None, role: tuple[str, str], account: str
+) -> Obj:
+    """A binding `name` of the role (kind, name) to the ServiceAccount `account`."""
     obj = _object("rbac.authorization.k8s.io/v1", kind, name, namespace)
-    obj["roleRef"] = {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": name}
-    obj["subjects"] = _subject()
+    role_kind, role_name = role
+    obj["roleRef"] = {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role_name}
+    obj["subjects"] = [{"kind": "ServiceAccount", "name": account, "namespace": NAMESPACE}]
     return obj
 
 
-def _lock_rbac() -> list[Obj]:
+def _lock_rbac(names: Names) -> list[Obj]:
     """The run lock, a Lease in driftctl's namespace, the Event about it, and the
     notifications' record (a ConfigMap beside the Lease)."""
     rules = [
@@ -150,24 +239,31 @@ def _lock_rbac() -> list[Obj]:
         _rule("", "events", "create"),
         _rule("", "configmaps", "get", "create", "update"),
     ]
-    role = _role("Role", "driftctl-lock", NAMESPACE, rules)
-    binding = _binding("RoleBinding", "driftctl-lock", NAMESPACE, "Role")
+    role = _role("Role", names.lock, NAMESPACE, rules)
+    binding = _binding("RoleBinding", names.lock, NAMESPACE, ("Role", names.lock), names.workload)
     return [_labelled(role), _labelled(binding)]
 
 
-def _crd_rbac() -> list[Obj]:
+def _crd_rbac(names: Names) -> list[Obj]:
     """The one read of the WebApp CRD every run makes (which status fields it declares):
-    cluster-scoped, so a ClusterRole in both RBAC variants, for that one object."""
+    cluster-scoped, so a ClusterRole in both RBAC variants, for that one object (shared by
+    the instances), and the instance's binding to it."""
     rule = _rule("apiextensions.k8s.io", "customresourcedefinitions", "get")
     rule["resourceNames"] = [c.CRD_NAME]
     role = _role("ClusterRole", CRD_READER, None, [rule])
-    binding = _binding("ClusterRoleBinding", CRD_READER, None, "ClusterRole")
+    binding = _binding(
+        "ClusterRoleBinding",
+        names.crd_reader,
+        None,
+        ("ClusterRole", CRD_READER),
+        names.workload,
+    )
     return [_labelled(role), _labelled(binding)]
 
 
-def _webapp_rules(form: Form) -> list[Obj]:
+def _webapp_rules(forms: frozenset[Form]) -> list[Obj]:
     """The operator also watches what it keeps in memory: WebApps, Deployments, autoscalers."""
-    watch = ("watch",) if form is Form.OPERATOR else ()
+    watch = ("watch",) if Form.OPERATOR in forms else ()
     edit = ("get", "list", "create", "patch", "delete", *watch)
     return [
         _rule(c.GROUP, c.PLURAL, *edit),
@@ -180,18 +276,20 @@ def _webapp_rules(form: Form) -> list[Obj]:
     ]
 
 
-def _webapp_rbac(install: Installation) -> list[Obj]:
-    """What driftctl may do to WebApps: a ClusterRole, or a Role in each target namespace."""
-    rules = _webapp_rules(install.form)
+def _webapp_rbac(install: Installation, beside: frozenset[Form]) -> list[Obj]:
+    """What driftctl may do to WebApps: a ClusterRole (shared by the instances: for the
+    forms of all of them), or the instance's own Role in each target namespace."""
+    account = install.names.workload
     if install.rbac is Rbac.CLUSTER:
-        role = _role("ClusterRole", NAME, None, rules)
-        binding = _binding("ClusterRoleBinding", NAME, None, "ClusterRole")
+        role = _role("ClusterRole", NAME, None, _webapp_rules(beside | {install.form}))
+        binding = _binding("ClusterRoleBinding", account, None, ("ClusterRole", NAME), account)
         return [_labelled(role), _labelled(binding)]
+    rules = _webapp_rules(frozenset({install.form}))
     out: list[Obj] = []
     for namespace in install.target_namespaces:
         out += [
-            _labelled(_role("Role", NAME, namespace, rules)),
-            _labelled(_binding("RoleBinding", NAME, namespace, "Role")),
+            _labelled(_role("Role", account, namespace, rules)),
+            _labelled(_binding("RoleBinding", account, namespace, ("Role", account), account)),
         ]
     return out
 
@@ -222,7 +320,7 @@ def settings_data(install: Installation) -> dict[str, str]:
 
 
 def _settings(install: Installation) -> Obj:
-    obj = _object("v1", "ConfigMap", SETTINGS, NAMESPACE)
+    obj = _object("v1", "ConfigMap", install.names.settings, NAMESPACE)
     obj["data"] = settings_data(install)
     return obj
 
@@ -234,7 +332,7 @@ def _container(install: Installation, command: str) -> Obj:
             {"name": "DRIFTCTL_CACHE_DIR", "value": "/var/cache/driftctl"},
             {"name": "HOME", "value": "/tmp"},
         ],
-        "envFrom": [{"configMapRef": {"name": SETTINGS}}],
+        "envFrom": [{"configMapRef": {"name": install.names.settings}}],
         "image": install.image,
         "imagePullPolicy": "IfNotPresent",
         "name": NAME,
@@ -257,7 +355,7 @@ def _container(install: Installation, command: str) -> Obj:
     }
 
 
-def _pod_spec(container: Obj) -> Obj:
+def _pod_spec(container: Obj, account: str) -> Obj:
     return {
         "automountServiceAccountToken": True,
         "containers": [container],
@@ -269,7 +367,7 @@ def _pod_spec(container: Obj) -> Obj:
             "runAsUser": 65532,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
-        "serviceAccountName": NAME,
+        "serviceAccountName": account,
         "volumes": [
             {"emptyDir": {"sizeLimit": "512Mi"}, "name": "git-cache"},
             {"emptyDir": {"sizeLimit": "64Mi"}, "name": "tmp"},
@@ -285,9 +383,20 @@ def _pod_spec(container: Obj) -> Obj:
     }
 
 
+def _pod_labels(install: Installation, component: str) -> dict[str, str]:
+    """Its Pods' labels (the operator's selector): another instance's name its instance,
+    app.kubernetes.io/instance (never driftctl's own instance label: that selects the
+    objects an instance manages)."""
+    labels = {"app.kubernetes.io/component": component, **_NAME_LABEL}
+    if install.instance != c.DEFAULT_INSTANCE:
+        labels["app.kubernetes.io/instance"] = install.instance
+    return labels
+
+
 def _cronjob(install: Installation) -> Obj:
-    pod = {**_pod_spec(_container(install, "apply")), "restartPolicy": "Never"}
-    obj = _labelled(_object("batch/v1", "CronJob", NAME, NAMESPACE))
+    account = install.names.workload
+    pod = {**_pod_spec(_container(install, "apply"), account), "restartPolicy": "Never"}
+    obj = _labelled(_object("batch/v1", "CronJob", account, NAMESPACE))
     obj["spec"] = {
         "concurrencyPolicy": "Forbid",
         "failedJobsHistoryLimit": 3,
@@ -296,9 +405,7 @@ def _cronjob(install: Installation) -> Obj:
                 "activeDeadlineSeconds": 600,
                 "backoffLimit": 0,
                 "template": {
-                    "metadata": {
-                        "labels": {"app.kubernetes.io/component": "cronjob", **_NAME_LABEL}
-                    },
+                    "metadata": {"labels": _pod_labels(install, "cronjob")},
                     "spec": dict(sorted(pod.items())),
                 },
             }
@@ -320,9 +427,13 @@ def _deployment(install: Installation) -> Obj:
         "ports": [{"containerPort": 8080, "name": "metrics"}],
         "readinessProbe": {"httpGet": {**probe, "path": "/readyz"}, "periodSeconds": 5},
     }
-    labels = {"app.kubernetes.io/component": "watch", **_NAME_LABEL}
-    pod = {**_pod_spec(dict(sorted(container.items()))), "terminationGracePeriodSeconds": 45}
-    obj = _object("apps/v1", "Deployment", NAME, NAMESPACE)
+    labels = _pod_labels(install, "watch")
+    account = install.names.workload
+    pod = {
+        **_pod_spec(dict(sorted(container.items())), account),
+        "terminationGracePeriodSeconds": 45,
+    }
+    obj = _object("apps/v1", "Deployment", account, NAMESPACE)
     obj["spec"] = {
         "replicas": 2,
         "selector": {"matchLabels": labels},
@@ -339,6 +450,16 @@ def _deployment(install: Installation) -> Obj:
         },
     }
     return obj
+
+
+def is_workload(obj: Mapping[str, Any]) -> bool:
+    """Whether a CronJob or Deployment is an instance's: driftctl's name, or one beginning
+    `driftctl-`, and its Pods labelled app.kubernetes.io/name=driftctl."""
+    name = str(obj["metadata"]["name"])
+    spec = obj.get("spec") or {}
+    template = ((spec.get("jobTemplate") or {}).get("spec") or spec).get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    return (name == NAME or name.startswith(f"{NAME}-")) and labels.get(c.NAME_LABEL) == NAME
 
 
 def object_name(obj: Mapping[str, Any]) -> str:

@@ -2,14 +2,14 @@
 
 `status` reads Git and what a plan's first step reads of the cluster (the instance's two
 LISTs) plus its Lease: no dry-run, no extra read, no write; the core decides each WebApp's
-standing (core.planning.overview). `version` asks the API server its build and reads the
+standing (core.planning.overview) at the time the Lease was read, with the suspension it
+states, as a plan decides it. `version` asks the API server its build and reads the
 WebApp CRD, unless only the client's is asked for. `show` reads a saved-plan file. Each
 decides nothing and prints nothing.
 """
 
 from __future__ import annotations
 
-import datetime
 import platform
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Any
 from driftctl import __version__
 from driftctl.core.api import requests as r
 from driftctl.core.api.lease import LockState, lock_state
-from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.overview import (
     CrdState,
     InstanceStatus,
@@ -26,12 +26,11 @@ from driftctl.core.planning.overview import (
     crd_versions,
     instance_status,
 )
-from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.saved_plan import SavedPlan, parse_saved_plan
 from driftctl.core.source.crd import webapp_crd
 from driftctl.pipeline.offline import load_desired
-from driftctl.pipeline.runs import Notice, in_scope, lease_of, open_cluster
-from driftctl.settings import Cluster, Policy, StatusRequest
+from driftctl.pipeline.runs import Notice, in_scope, lease_of, open_cluster, utc_now
+from driftctl.settings import Cluster, StatusRequest
 from driftctl.shell.live_state import read_live
 from driftctl.shell.lock import read_lease
 from driftctl.shell.plan_file import read_plan_file
@@ -46,13 +45,18 @@ def status(
     desired = in_scope(load_desired(source, environ), cluster)
     kube = open_cluster(cluster, notice)
     live = read_live(kube, cluster.instance, namespaces=cluster.namespaces)
-    stamp = Stamp.of(desired, cluster.instance)
-    preparation = prepare(
-        desired.webapps, live, stamp, Policy(), manager=cluster.field_manager, drift=drift
-    )
     ref = lease_of(cluster, lock)
-    held = lock_state(read_lease(kube, ref), ref, datetime.datetime.now(datetime.UTC))
-    return instance_status(desired, live, preparation, instance=cluster.instance), held
+    lease = read_lease(kube, ref)
+    now = utc_now()
+    found = instance_status(
+        desired,
+        live,
+        instance=cluster.instance,
+        manager=cluster.field_manager,
+        drift=drift,
+        situation=Situation.of(now, lease, ref.display),
+    )
+    return found, lock_state(lease, ref, now)
 
 
 ClientVersion = tuple[str, str]

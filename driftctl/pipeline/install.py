@@ -2,14 +2,20 @@
 
 `install` applies core.installation's objects with server-side apply (field manager
 `driftctl-install`), in order, and waits for the CRD to be established before the rest.
-`uninstall` takes an installation down as docs/how-to/upgrade-and-uninstall.md does: the
-runs stopped first (the CronJob or the operator's Deployment deleted, its Pods with it),
-then the finalizers of the instance's WebApps released (each JSON Patch `test`s that the
-entry is still driftctl's), then, if asked, the instance's WebApps deleted (their
-Deployments go with them; when the CRD goes too, in the foreground, waited for), then
-driftctl's own objects, then, if asked and if no WebApp of any instance is left, the CRD.
-With `dry_run`, nothing is written: each line says what would be done. Decides nothing
-about WebApps; says each step through `say`.
+First it says which cluster-scoped objects it found (applied again: the namespace and the
+ClusterRoles are shared with the other instances, which it names), and a shared ClusterRole
+grants what the other instances' forms need too.
+`uninstall` takes one instance down as docs/how-to/upgrade-and-uninstall.md does: its runs
+stopped first (its CronJob or operator Deployment deleted, its Pods with it), then the
+finalizers of its WebApps released (each JSON Patch `test`s that the entry is still
+driftctl's), then, if asked, its WebApps deleted (their Deployments go with them; when the
+CRD goes too, in the foreground, waited for), then what it alone uses (its settings,
+account, bindings, Leases and notification records), then what the instances share (the
+ClusterRoles, the namespace) only when no other instance's Lease or workload is left (else
+it says who keeps them), then, if asked and if no WebApp of any instance is left, the CRD.
+`everything`: every instance found is taken down so, then what they share; a person at a
+terminal is asked first (`confirm`). With `dry_run`, nothing is written: each line says what
+would be done. Decides nothing about WebApps; says each step through `say`.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.installation import (
-    CRD_READER,
     NAME,
     NAMESPACE,
-    SETTINGS,
+    SHARED,
     Installation,
+    Names,
+    is_workload,
     manifests,
     object_name,
 )
@@ -35,9 +42,10 @@ from driftctl.core.planning.finalizers import remove_patch
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.source.crd import webapp_crd
-from driftctl.errors import ClusterError, UsageError
+from driftctl.errors import ClusterError, Declined, UsageError
 from driftctl.pipeline.runs import Notice, open_cluster
 from driftctl.settings import Cluster, Removal, namespace_list
+from driftctl.settings.install import Form
 from driftctl.shell.kube import Kube
 
 MANAGER = "driftctl-install"
@@ -51,9 +59,27 @@ def rendered(installation: Installation) -> list[dict[str, Any]]:
 
 
 def install(installation: Installation, cluster: Cluster, *, notice: Notice, say: Say) -> None:
-    """The `install` command: apply the CRD, wait until it is established, apply the rest."""
+    """The `install` command: say which cluster-scoped objects are there already, apply the
+    CRD, wait until it is established, apply the rest."""
     kube = open_cluster(cluster, notice)
-    for obj in rendered(installation):
+    beside = _instances_beside(kube, installation.names)
+    forms = frozenset(form for each in beside.values() for form in each.forms)
+    objects = manifests(installation, webapp_crd(), forms)
+    found = [
+        object_name(obj)
+        for obj in objects
+        if "namespace" not in obj["metadata"]
+        and kube.send_unless_missing(
+            r.get_object(obj["kind"], None, obj["metadata"]["name"])
+            if obj["kind"] != "CustomResourceDefinition"
+            else r.get_crd(obj["metadata"]["name"])
+        )
+        is not None
+    ]
+    if found:
+        shared = f"; shared with {_who(beside)}" if beside else ""
+        say(f"found {', '.join(found)}: applied again{shared}")
+    for obj in objects:
         kube.send(r.apply_object(obj, MANAGER))
         say(f"applied {object_name(obj)}")
         if obj["kind"] == "CustomResourceDefinition":
@@ -77,20 +103,89 @@ def _until(kube: Kube, done: Callable[[], bool], what: str) -> None:
         time.sleep(POLL_SECONDS)
 
 
+@dataclass
+class _Instance:
+    """Another instance installed or run here, as found: its forms, and what shows it."""
+
+    forms: set[Form]
+    shown_by: list[str]
+
+
+def _instances_beside(kube: Kube, names: Names) -> dict[str, _Instance]:
+    """The other instances of the lock namespace: those whose CronJob or Deployment is
+    there (its Pods labelled app.kubernetes.io/name=driftctl: the operator's Deployment
+    has no label of its own), or whose Lease (a run took its lock there)."""
+    found: dict[str, _Instance] = {}
+    for kind, form in (("CronJob", Form.CRONJOB), ("Deployment", Form.OPERATOR)):
+        for obj in kube.list_all(r.INSTALLED_KINDS[kind], "", namespace=NAMESPACE):
+            name = obj["metadata"]["name"]
+            instance = c.DEFAULT_INSTANCE if name == NAME else name.removeprefix(f"{NAME}-")
+            if name != names.workload and is_workload(obj):
+                each = found.setdefault(instance, _Instance(set(), []))
+                each.forms.add(form)
+                each.shown_by.append(f"{kind}/{NAMESPACE}/{name}")
+    selector = f"{c.MANAGED_BY_LABEL}={c.MANAGED_BY_VALUE},{c.INSTANCE_LABEL}!={names.instance}"
+    for lease in kube.list_all(r.LEASE, selector, namespace=NAMESPACE):
+        meta = lease["metadata"]
+        instance = (meta.get("labels") or {}).get(c.INSTANCE_LABEL)
+        if instance:
+            each = found.setdefault(instance, _Instance(set(), []))
+            each.shown_by.append(f"Lease/{NAMESPACE}/{meta['name']}")
+    return dict(sorted(found.items()))
+
+
+def _who(beside: dict[str, _Instance]) -> str:
+    """`instance b (CronJob/driftctl-system/driftctl-b, Lease/...)`, for each."""
+    named = [f"{name} ({', '.join(each.shown_by)})" for name, each in beside.items()]
+    return ("instance " if len(named) == 1 else "instances ") + "; ".join(named)
+
+
 def uninstall(
-    cluster: Cluster, removal: Removal, *, dry_run: bool, notice: Notice, say: Say
+    cluster: Cluster,
+    removal: Removal,
+    *,
+    dry_run: bool,
+    notice: Notice,
+    say: Say,
+    everything: bool = False,
+    confirm: Callable[[str], bool] | None = None,
 ) -> None:
     """The `uninstall` command (module docstring)."""
     kube = open_cluster(cluster, notice)
     step = _Steps(kube, dry_run, say)
-    settings = kube.send_unless_missing(r.get_object("ConfigMap", NAMESPACE, SETTINGS)) or {}
-    scope = namespace_list((settings.get("data") or {}).get("DRIFTCTL_TARGET_NAMESPACES"))
+    instances = [cluster.instance]
+    if everything:
+        instances += list(_instances_beside(kube, Names(cluster.instance)))
+        question = (
+            f"Take away every driftctl instance here ({', '.join(sorted(instances))}), and "
+            f"what they share ({', '.join(_shown(*each) for each in SHARED)})?"
+        )
+        if confirm is not None and not dry_run and not confirm(question):
+            raise Declined("nothing was taken away: the answer was no")
+    for instance in instances:
+        _take_down(kube, step, cluster, Names(instance), removal)
+    beside = {} if everything else _instances_beside(kube, Names(cluster.instance))
+    for kind, namespace, name in SHARED:
+        if not beside:
+            step.delete(kind, namespace, name, wait=kind == "Namespace")
+        elif step.exists(kind, namespace, name):
+            step.said(f"kept {_shown(kind, namespace, name)}: shared with {_who(beside)}")
+    if removal.crd:
+        step.delete_crd()
+
+
+def _take_down(kube: Kube, step: _Steps, cluster: Cluster, names: Names, removal: Removal) -> None:
+    """One instance: its runs stopped, its WebApps released (deleted if asked), then what it
+    alone uses: its objects, its Leases and notification records."""
+    settings = kube.send_unless_missing(r.get_object("ConfigMap", NAMESPACE, names.settings))
+    data = (settings or {}).get("data") or {}
+    scope = namespace_list(data.get("DRIFTCTL_TARGET_NAMESPACES"))
     for kind in ("CronJob", "Deployment"):
-        step.delete(kind, NAMESPACE, NAME, wait=True)
-    webapps = _webapps(kube, cluster.instance, scope or cluster.namespaces)
+        step.delete(kind, NAMESPACE, names.workload, wait=True)
+    webapps = _webapps(kube, names.instance, scope or cluster.namespaces)
     for webapp in webapps:
         step.release(webapp)
-    step.said(f"{len(webapps)} WebApps of instance {cluster.instance} released")
+    step.said(f"{len(webapps)} WebApps of instance {names.instance} released")
     if removal.webapps:
         # The CRD deleted next, the garbage collector could no longer look their owners up:
         # their Deployments would stay. So, then, they go first, the WebApps waiting for them.
@@ -99,10 +194,17 @@ def uninstall(
             step.delete_webapp(webapp, propagation)
         if removal.crd:
             step.until_gone(webapps)
-    for kind, namespace, name in _installed(scope):
-        step.delete(kind, namespace, name, wait=kind == "Namespace")
-    if removal.crd:
-        step.delete_crd()
+    for kind, namespace, name in names.own(scope):
+        step.delete(kind, namespace, name, wait=False)
+    records = f"{c.MANAGED_BY_LABEL}={c.MANAGED_BY_VALUE},{c.instance_selector(names.instance)}"
+    for kind in ("Lease", "ConfigMap"):
+        listed = kube.list_all(r.INSTALLED_KINDS[kind], records, namespace=NAMESPACE)
+        for obj in sorted(listed, key=lambda each: str(each["metadata"]["name"])):
+            step.delete(kind, NAMESPACE, obj["metadata"]["name"], wait=False)
+
+
+def _shown(kind: str, namespace: str | None, name: str) -> str:
+    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
 
 
 def _webapps(kube: Kube, instance: str, scope: Sequence[str]) -> list[dict[str, Any]]:
@@ -111,23 +213,6 @@ def _webapps(kube: Kube, instance: str, scope: Sequence[str]) -> list[dict[str, 
         item
         for namespace in (tuple(scope) or (None,))
         for item in kube.list_all(r.WEBAPP, selector, namespace=namespace)
-    ]
-
-
-def _installed(scope: Sequence[str]) -> list[tuple[str, str | None, str]]:
-    """driftctl's own objects, those that run first gone already, the namespace last."""
-    roles = [(kind, ns, NAME) for ns in scope for kind in ("RoleBinding", "Role")]
-    return [
-        ("ConfigMap", NAMESPACE, SETTINGS),
-        ("RoleBinding", NAMESPACE, "driftctl-lock"),
-        ("Role", NAMESPACE, "driftctl-lock"),
-        ("ClusterRoleBinding", None, NAME),
-        ("ClusterRole", None, NAME),
-        ("ClusterRoleBinding", None, CRD_READER),
-        ("ClusterRole", None, CRD_READER),
-        *roles,
-        ("ServiceAccount", NAMESPACE, NAME),
-        ("Namespace", None, NAMESPACE),
     ]
 
 
@@ -145,11 +230,13 @@ class _Steps:
 
     _done = said
 
+    def exists(self, kind: str, namespace: str | None, name: str) -> bool:
+        return self.kube.send_unless_missing(r.get_object(kind, namespace, name)) is not None
+
     def delete(self, kind: str, namespace: str | None, name: str, *, wait: bool) -> None:
-        found = self.kube.send_unless_missing(r.get_object(kind, namespace, name))
-        if found is None:
+        if not self.exists(kind, namespace, name):
             return
-        shown = f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+        shown = _shown(kind, namespace, name)
         if not self.dry_run:
             propagation = "Foreground" if wait else "Background"
             self.kube.send_unless_missing(

@@ -54,11 +54,14 @@ def plan(request: PlanRequest, listener: Listener, environ: Mapping[str, str]) -
         desired, _ = trust.verified_against(kube, lease, desired, checking)
     drift = replace(request.drift, show_foreign=request.outputs.show_foreign)
     goal = Goal(desired, request.policy, drift, selection=request.selection)
-    situation = situation_read(kube, lease, listener.notice)
+    said: list[str] = []  # said once there is a plan: a cluster without the CRD says only that
+    situation = situation_read(kube, lease, listener.notice, said.append)
     tick = listener.progress.tick
     the_plan, live = make_plan(
         kube, cluster, goal, situation=situation, shard=request.shard, tick=tick
     )
+    for line in said:
+        listener.warn(line)
     if out is not None:
         who = saved_plan.identity(desired, source, cluster, request.shard)
         saved_plan.save(out, the_plan, live, who, policy=request.policy, drift=request.drift)

@@ -13,6 +13,7 @@ import os
 import socket
 from collections.abc import Callable
 
+from driftctl.core.api import requests as r
 from driftctl.core.api.lease import LeaseRef
 from driftctl.core.planning.actions import Plan
 from driftctl.core.planning.controls import Situation
@@ -53,10 +54,15 @@ def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
-def situation_read(kube: Kube, lease: LeaseRef, notice: Notice) -> Situation:
+def situation_read(
+    kube: Kube, lease: LeaseRef, notice: Notice, warn: Notice | None = None
+) -> Situation:
     """The situation of a run that takes no lock (plan, check): the instance's Lease read
     once. A Lease no run took yet suspends nothing; one this account may not read leaves the
     suspension unknown, which is said (`notice`), and the plan is made as if there were none.
+    A Lease not found, its namespace is read once: a lock namespace that does not exist is
+    a warning (`warn`; `notice` without one), since a suspension set where this instance's
+    runs keep their lock cannot be seen from here.
     """
     try:
         found = read_lease(kube, lease)
@@ -67,8 +73,28 @@ def situation_read(kube: Kube, lease: LeaseRef, notice: Notice) -> Situation:
             f"cannot read {lease.display} ({refused.short}): whether the instance is "
             "suspended is not known; planned as if it is not"
         )
-        found = None
+        return Situation.of(utc_now(), None, lease.display)
+    if found is None and not lock_namespace_exists(kube, lease):
+        (warn or notice)(
+            f"the run lock's namespace {lease.namespace} does not exist, so a suspension of "
+            "the instance (set on its Lease there) cannot be read: planned as if there is "
+            "none; apply would stop before taking its lock. Create it (`kubectl create "
+            f"namespace {lease.namespace}`; `driftctl install` does), or name the one every "
+            "run of this instance uses with --lock-namespace"
+        )
     return Situation.of(utc_now(), found, lease.display)
+
+
+def lock_namespace_exists(kube: Kube, lease: LeaseRef) -> bool:
+    """Whether the Lease's namespace exists (True when this account may not read it: then
+    nothing is known, and nothing is said)."""
+    try:
+        there = kube.send_unless_missing(r.get_object("Namespace", None, lease.namespace))
+    except ApiError as refused:
+        if refused.status != FORBIDDEN:
+            raise
+        return True
+    return there is not None
 
 
 def situation_held(lock: RunLock, lease: LeaseRef) -> Situation:

@@ -109,7 +109,12 @@ def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
-_OUTCOME_LEVELS = {Outcome.FAILED: Level.ERROR, Outcome.SKIPPED: Level.WARNING}
+# A person should look: a skip; a removal waiting for a person's approval
+_OUTCOME_LEVELS = {
+    Outcome.FAILED: Level.ERROR,
+    Outcome.SKIPPED: Level.WARNING,
+    Outcome.WAITING: Level.WARNING,
+}
 
 
 def outcome_record(item: ObjectOutcome) -> Record:

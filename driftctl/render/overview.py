@@ -5,9 +5,10 @@ Text is a table for a person, as `kubectl get` prints one; JSON is stable:
 status:
     instance, source, revision (Git's: SHA, <sha>-dirty, uncommitted)
     lock       {lease, holder (or null), expires, expired, lastRun}: times RFC 3339
-    summary    {sync: count} for each of in sync, drifted, missing, not in Git, conflict,
-               deleting
-    webapps    one per WebApp: namespace, name, sync, revision, ready, available, replicas
+    summary    {sync: count} for each of in sync, held, drifted, missing, not in Git,
+               conflict, deleting
+    webapps    one per WebApp: namespace, name, sync, revision, ready, available, replicas,
+               held (what holds it, or null)
 version:
     client     {driftctl, python}
     server     {gitVersion, platform} or null (--client)
@@ -29,6 +30,7 @@ from driftctl.render.style import Style
 _SYNC_COLOURS = {
     Sync.IN_SYNC: "green",
     Sync.DRIFTED: "yellow",
+    Sync.HELD: "blue",
     Sync.MISSING: "yellow",
     Sync.UNDECLARED: "yellow",
     Sync.CONFLICT: "red",
@@ -55,6 +57,10 @@ def status_text(status: InstanceStatus, lock: LockState, style: Style | None = N
         lines.append("  ".join(padded).rstrip())
     if not status.rows:
         lines[-1:] = ["No WebApps: Git declares none and the instance has none."]
+    held = [row for row in status.rows if row.held]
+    if held:
+        lines.append("")
+        lines += [f"{row.place.namespace}/{row.place.name} is held: {row.held}" for row in held]
     counts = [f"{status.count(sync)} {sync}" for sync in reversed(Sync) if status.count(sync)]
     lines += ["", "Status: " + (", ".join(counts) or "nothing")]
     return "\n".join(lines) + "\n"
@@ -114,6 +120,7 @@ def status_json(status: InstanceStatus, lock: LockState) -> str:
                 "ready": row.ready,
                 "available": row.available,
                 "replicas": row.replicas,
+                "held": row.held or None,
             }
             for row in status.rows
         ],

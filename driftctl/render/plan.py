@@ -29,7 +29,7 @@ JSON of a plan (stable; keys in this order, objects in the order they are acted 
 
 JSON of apply outcomes:
     summary    {outcome: count} for created, configured, unchanged, deleted, skipped, failed,
-               held, orphaned
+               held, orphaned, waiting (a removal waiting for a person's approval)
     objects    one per object: kind, namespace, name, outcome, reason
 """
 
@@ -292,6 +292,8 @@ def outcome_summary(outcomes: Sequence[ObjectOutcome]) -> str:
     order = (Outcome.CREATED, Outcome.CONFIGURED, Outcome.DELETED, Outcome.UNCHANGED)
     parts = [f"{counts[o]} {o}" for o in (*order, Outcome.SKIPPED, Outcome.FAILED)]
     parts += [f"{counts[o]} {o}" for o in (Outcome.ORPHANED, Outcome.HELD) if counts[o]]
+    if counts[Outcome.WAITING]:
+        parts.append(f"{counts[Outcome.WAITING]} waiting for approval")
     return "Apply: " + ", ".join(parts)
 
 
@@ -314,6 +316,7 @@ _OUTCOME_COLOURS = {
     Outcome.FAILED: "red",
     Outcome.HELD: "cyan",
     Outcome.ORPHANED: "red",
+    Outcome.WAITING: "yellow",
 }
 
 

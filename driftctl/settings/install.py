@@ -121,13 +121,21 @@ class Removal:
         "delete-webapps",
         Switch(),
         False,
-        help="Also delete this instance's WebApps (their Deployments go with them).",
+        help="Also delete this instance's WebApps (every instance's with --all-instances; "
+        "their Deployments go with them).",
     )
     crd: bool = setting(
         "delete-crd",
         Switch(),
         False,
         help="Also delete the WebApp CRD, once no WebApp of any instance is left.",
+    )
+    all_instances: bool = setting(
+        "all-instances",
+        Switch(),
+        False,
+        help="Take away every instance installed here, then what they share; asks first on a "
+        "terminal.",
     )
 
     def __post_init__(self) -> None:

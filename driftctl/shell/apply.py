@@ -385,7 +385,8 @@ class Applier:
         if isinstance(action, Update) and action.unchecked is not None:
             done = self._answered[action.key] = answered(action, applied, reverted, self.manager)
             return ObjectOutcome(action.key, outcome_of(done))
-        return ObjectOutcome(action.key, outcome_of(action))
+        reason = action.reason if isinstance(action, Confirm) else ""  # the command to approve
+        return ObjectOutcome(action.key, outcome_of(action), reason)
 
     def _replace(self, action: Replace) -> ObjectOutcome:
         live = self._objects[action.key]

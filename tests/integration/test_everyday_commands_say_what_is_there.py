@@ -2,9 +2,10 @@
 
 `status` reads the instance's two LISTs and its Lease and nothing else (the API server's
 own counters say so), and tells each WebApp's standing: in sync, drifted (a person scaled
-it), missing (declared, absent), not in Git (declared no more). `version` names the API
-server's build and whether the cluster's CRD is this driftctl's. `show` prints a saved
-plan as `plan` printed it.
+it), missing (declared, absent), not in Git (declared no more), held (a suspension holds
+it, with or without an end: the controls are decided at the time status reads the Lease).
+`version` names the API server's build and whether the cluster's CRD is this driftctl's.
+`show` prints a saved plan as `plan` printed it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.control_plane import delta, quiet, request_counts
-from tests.support.harness import Harness
+from tests.support.drift_cases import SUSPENSION, annotate, converged, scale
+from tests.support.harness import LOCK_NAMESPACE, Harness
 
 APPS = {"a": ("nginx:1.27", 1), "b": ("nginx:1.27", 1), "c": ("nginx:1.27", 1)}
 READ = ("webapps", "deployments", "leases", "events", "horizontalpodautoscalers")
@@ -63,7 +66,8 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
         "d": ("missing", None, ""),
     }
     assert found["summary"] == {
-        "in sync": 1, "drifted": 1, "not in Git": 1, "missing": 1, "deleting": 0, "conflict": 0,
+        "in sync": 1, "held": 0, "drifted": 1, "not in Git": 1, "missing": 1, "deleting": 0,
+        "conflict": 0,
     }  # fmt: skip
     assert found["lock"]["holder"] is None
     assert found["lock"]["lastRun"] is not None
@@ -71,6 +75,65 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
         "NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION",
     ]  # fmt: skip
     assert text.out.splitlines()[-1] == "Status: 1 in sync, 1 drifted, 1 not in Git, 1 missing"
+
+
+def test_status_shows_a_suspended_webapp_held_with_or_without_an_end(harness: Harness) -> None:
+    converged(harness)
+    scale(harness)
+    annotate(harness, "webapp/shop", f"{c.SUSPEND_ANNOTATION}={SUSPENSION}")
+
+    with_an_end = harness.driftctl("status")
+    annotate(harness, "webapp/shop", f"{c.SUSPEND_ANNOTATION}=incident 4711")
+    without = harness.driftctl("status", "-o", "json")
+    annotate(harness, "webapp/shop", f"{c.SUSPEND_ANNOTATION}-")
+    lease = f"lease/{c.lease_name(harness.instance)}"
+    annotate(harness, lease, f"{c.SUSPEND_ANNOTATION}={SUSPENSION}", LOCK_NAMESPACE)
+    instance = harness.driftctl("status", "-o", "json")
+
+    assert with_an_end.code == 0, with_an_end.err  # was a traceback (ValueError), exit 1
+    why = "suspended until 2099-01-01 00:00:00 UTC by ops: incident 4711"
+    lines = with_an_end.out.splitlines()
+    assert lines[4].split()[:3] == [harness.namespace, "shop", "held"]
+    assert f"{harness.namespace}/shop is held: {why}" in lines
+    assert lines[-1] == "Status: 1 held"
+    assert without.code == 0, without.err
+    [row] = json.loads(without.out)["webapps"]
+    assert (row["sync"], row["held"]) == ("held", "suspended: incident 4711")  # was "drifted"
+    assert instance.code == 0, instance.err
+    [row] = json.loads(instance.out)["webapps"]
+    where = f"{c.SUSPEND_ANNOTATION} on Lease {LOCK_NAMESPACE}/{c.lease_name(harness.instance)}"
+    assert (row["sync"], row["held"]) == ("held", f"the instance is {why} ({where})")
+
+
+def test_status_says_conflict_of_what_its_lists_hold_and_missing_of_another_owners_webapp(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """Issue 34: `status --help` said `conflict` of another owner's object, its page said
+    `missing`; each is right for one case, and the help now says which."""
+    other = harness.other_instance(f"{harness.instance}-b", tmp_path / "b")
+    other.declare({"cart": ("nginx:1.27", 1)})
+    assert other.driftctl("apply").code == 0
+    harness.kubectl("create", "deployment", "shop", "--image=nginx:1.25", "-n", harness.namespace)
+    harness.kubectl("label", "deployment", "shop", f"{c.INSTANCE_LABEL}={harness.instance}",
+                    "-n", harness.namespace)  # fmt: skip
+    harness.declare({"shop": ("nginx:1.27", 1), "cart": ("nginx:1.27", 1)})
+
+    ran = harness.driftctl("status", "-o", "json")
+    planned = harness.driftctl("plan")
+    helped = harness.driftctl("status", "--help")
+
+    assert ran.code == 0, ran.err
+    rows = {row["name"]: row["sync"] for row in json.loads(ran.out)["webapps"]}
+    assert rows == {"shop": "conflict", "cart": "missing"}
+    assert f"x WebApp/{harness.namespace}/cart: conflict" in planned.out
+    help_text = " ".join(helped.out.split())
+    for said in (
+        "`missing` (declared, absent; also when another owner's WebApp holds the name: plan "
+        "reads it and says `conflict`)",
+        "`conflict` (its Deployment carries this instance's label but its WebApp does not "
+        "control it)",
+    ):
+        assert said in help_text
 
 
 def test_version_names_the_server_and_whether_the_crd_is_this_driftctls(

@@ -5,7 +5,9 @@ WebApp by driftctl's own apply):
 - `orphan`: the WebApp goes, its Deployment stays, released (no ownerReference, none of
   this instance's labels): no later run touches it or reports it, conflict included;
 - `confirm`: its removal is recorded and it waits; an approval naming another uid or
-  another revision is ignored; the right one prunes it;
+  another revision is ignored; the right one prunes it. Every apply says it is waiting,
+  with the command that approves it, and counts it in its summary (text, JSON, JSON log):
+  it printed `configured` and counted nothing (issue 34);
 - `quarantine`: scaled to zero, it waits its grace period (on the real clock, a short
   one), then is pruned; an entry put back in Git in time comes back with its replicas;
 - `--prune-propagation foreground`: the Deployment goes only after what it owns (a
@@ -81,7 +83,7 @@ def test_confirm_waits_ignores_another_approval_and_prunes_with_the_right_one(
     command = f"kubectl annotate webapp/shop -n {harness.namespace} "
     command += f"{c.APPROVE_PRUNE_ANNOTATION}={uid}@{revision}"
     assert recorded.code == 0, recorded.err
-    assert f"configured {webapp}" in recorded.out.splitlines()
+    assert f"waiting {webapp}: " in recorded.out
     assert revision == removal
     assert command in waiting.out
     for run in ignored:
@@ -92,6 +94,45 @@ def test_confirm_waits_ignores_another_approval_and_prunes_with_the_right_one(
     assert f"deleted {webapp}: approved by {c.APPROVE_PRUNE_ANNOTATION}" in approved.out
     assert harness.get("webapp", "shop") is None
     assert harness.get("deployment", "shop") is None
+
+
+def test_apply_says_each_removal_waiting_for_approval_with_its_command_and_counts_them(
+    harness: Harness,
+) -> None:
+    removed_with_its_policy(harness, "confirm")
+
+    recorded = harness.driftctl("apply")
+    live = harness.get("webapp", "shop") or {}
+    waiting = harness.driftctl("apply")
+    as_json = harness.driftctl("apply", "-o", "json", "--log-format", "json")
+
+    webapp = f"WebApp/{harness.namespace}/shop"
+    uid, revision = (
+        live["metadata"]["uid"],
+        live["metadata"]["annotations"][c.REMOVED_IN_ANNOTATION],
+    )
+    command = (
+        f"kubectl annotate webapp/shop -n {harness.namespace} "
+        f"{c.APPROVE_PRUNE_ANNOTATION}={uid}@{revision}"
+    )
+    summary = "Apply: 0 created, 0 configured, 0 deleted, 2 unchanged, 0 skipped, 0 failed"
+    for run in (recorded, waiting):
+        assert run.code == 0, run.err
+        [line] = [each for each in run.out.splitlines() if webapp in each]
+        assert line.startswith(f"waiting {webapp}: not declared in Git since {revision[:12]}; ")
+        assert f"waits for an approval: {command}" in line
+        assert run.out.splitlines()[-1] == f"{summary}, 1 waiting for approval"
+    document = json.loads(as_json.out)
+    assert document["summary"]["waiting"] == 1
+    [shop] = [each for each in document["objects"] if each["name"] == "shop"]
+    assert shop["outcome"] == "waiting"
+    assert command in shop["reason"]
+    lines = [json.loads(line) for line in as_json.err.splitlines()]
+    [logged] = [each for each in lines if each.get("name") == "shop"]
+    assert (logged["level"], logged["outcome"]) == ("warning", "waiting")
+    assert command in logged["message"]
+    assert lines[-1]["outcomes"]["waiting"] == 1
+    assert lines[-1]["message"] == f"{summary}, 1 waiting for approval"
 
 
 def test_quarantine_scales_to_zero_waits_its_grace_then_prunes(harness: Harness) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
+from tests.support.control_plane import delta, request_counts
 from tests.support.harness import LOCK_NAMESPACE, Harness, driftctl_env, eventually
 from tests.support.paths import ROOT
 from tests.support.pod_style import pod_style_argv
@@ -84,3 +85,37 @@ def test_a_lock_namespace_that_does_not_exist_is_named_with_what_to_do(
         "with --lock-namespace, the same for every run of this instance",
     ]
     assert harness.names("webapps") == []
+
+
+def test_plan_warns_of_a_lock_namespace_that_does_not_exist_not_of_a_lease_no_run_took(
+    harness: Harness, kubeconfig: Path, control_plane: launcher.ControlPlane
+) -> None:
+    """Issue 34: plan read the Lease, got 404 and went on in silence, so it could not see a
+    suspension of the instance set where its runs keep the lock."""
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    plan = [*apply_argv(harness, "--kubeconfig", str(kubeconfig))]
+    plan[plan.index("apply")] = "plan"
+
+    def planned(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*plan, *flags], cwd=ROOT, env=driftctl_env(), capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+
+    before = request_counts(control_plane)
+    missing = planned("--lock-namespace", "no-such-ns")
+    between = request_counts(control_plane)
+    first_run = planned("--lock-namespace", LOCK_NAMESPACE)  # no run took its Lease yet
+
+    assert missing.returncode == 1, missing.stderr
+    assert missing.stderr.splitlines() == [
+        "warning: the run lock's namespace no-such-ns does not exist, so a suspension of the "
+        "instance (set on its Lease there) cannot be read: planned as if there is none; "
+        "apply would stop before taking its lock. Create it (`kubectl create namespace "
+        "no-such-ns`; `driftctl install` does), or name the one every run of this instance "
+        "uses with --lock-namespace",
+    ]
+    read = {key[:3]: n for key, n in delta(before, between, ("namespaces",)).items()}
+    assert read == {("namespaces", "", "GET"): 1}  # read once, after the Lease's 404
+    assert first_run.returncode == 1, first_run.stderr
+    assert first_run.stderr == ""

@@ -3,9 +3,13 @@ cannot make an installation are refused before one is touched (exit 2)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import yaml
 
+from driftctl.core.installation import Installation, is_workload, manifests
+from driftctl.settings.install import Form
 from tests.support.clirun import run_driftctl
 
 REPO = ["--repo", "https://git.example.com/you/webapps.git"]
@@ -53,10 +57,108 @@ def test_flags_that_cannot_make_an_installation_exit_2(
     assert reason in ran.err
 
 
-def test_a_local_repository_is_refused(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("repo", "what"),
+    [
+        pytest.param(".", "a local path", id="path"),
+        pytest.param("/srv/git/webapps.git", "a local path", id="absolute"),
+        pytest.param("file:///srv/git/webapps.git", "a file:// URL of this machine", id="file"),
+    ],
+)
+def test_a_repository_no_pod_can_read_is_refused(
+    repo: str, what: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ran = run_driftctl(["install", "--repo", ".", *NOWHERE], capsys, monkeypatch)
+    """Issue 34: a file:// repository was installed, and no run could ever read it."""
+    ran = run_driftctl(["install", "--repo", repo, "--dry-run", *NOWHERE], capsys, monkeypatch)
 
     assert ran.code == 2
-    assert "--repo must be a URL the cluster can reach" in ran.err
+    assert ran.out == ""
+    assert ran.err.splitlines() == [
+        f"error: --repo {repo!r} is {what}, which no Pod can read",
+        "hint: give the URL the cluster reaches it at (https://, ssh://, git@host:...); a "
+        "repository on this machine must be served to the cluster first",
+    ]
+
+
+def test_another_instance_has_its_own_workload_settings_and_account(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: `install --instance b` rendered the default instance's CronJob, ConfigMap
+    and ServiceAccount, and so overwrote them. (The default instance's are held equal to
+    cronjob/ and operator/ by tests/integration/test_install_renders_the_shipped_
+    kustomizations.py.)"""
+    names = {}
+    for form in ("cronjob", "operator"):
+        ran = run_driftctl(
+            ["install", *REPO, "--instance", "b", "--form", form, "--dry-run", *NOWHERE],
+            capsys,
+            monkeypatch,
+        )
+        assert ran.code == 0, ran.err
+        objects = [each for each in yaml.safe_load_all(ran.out) if each]
+        names[form] = [
+            "/".join((o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+            for o in objects[1:]
+        ]
+        workload = objects[-1]
+        template = (workload["spec"].get("jobTemplate") or workload)["spec"]["template"]
+        assert template["spec"]["serviceAccountName"] == "driftctl-b"
+        [container] = template["spec"]["containers"]
+        assert container["envFrom"] == [{"configMapRef": {"name": "driftctl-b-settings"}}]
+        assert template["metadata"]["labels"]["app.kubernetes.io/instance"] == "b"
+        assert objects[-2]["data"]["DRIFTCTL_INSTANCE"] == "b"
+
+    assert names["cronjob"] == [
+        "Namespace//driftctl-system",  # shared
+        "ServiceAccount/driftctl-system/driftctl-b",
+        "Role/driftctl-system/driftctl-b-lock",
+        "RoleBinding/driftctl-system/driftctl-b-lock",
+        "ClusterRole//driftctl-crd",  # shared
+        "ClusterRoleBinding//driftctl-b-crd",
+        "ClusterRole//driftctl",  # shared
+        "ClusterRoleBinding//driftctl-b",
+        "ConfigMap/driftctl-system/driftctl-b-settings",
+        "CronJob/driftctl-system/driftctl-b",
+    ]
+    assert names["operator"][-1] == "Deployment/driftctl-system/driftctl-b"
+
+
+def test_an_instance_too_long_for_a_cronjob_name_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = run_driftctl(
+        ["install", *REPO, "--instance", "b" * 44, "--dry-run", *NOWHERE], capsys, monkeypatch
+    )
+
+    assert ran.code == 2
+    assert "longer than the 52 characters the API server takes" in ran.err
+
+
+def test_a_shared_cluster_role_grants_what_the_forms_beside_it_need() -> None:
+    """Beside an operator, a CronJob's install keeps `watch` in the ClusterRole they share."""
+    crd: dict[str, Any] = {"kind": "CustomResourceDefinition", "metadata": {"name": "x"}}
+    alone = manifests(Installation(REPO[1], instance="b"), crd)
+    beside = manifests(Installation(REPO[1], instance="b"), crd, frozenset({Form.OPERATOR}))
+
+    def verbs(objects: list[dict[str, Any]]) -> list[str]:
+        [role] = [
+            o for o in objects if o["kind"] == "ClusterRole" and o["metadata"]["name"] == "driftctl"
+        ]
+        return list(role["rules"][0]["verbs"])
+
+    assert "watch" not in verbs(alone)
+    assert verbs(beside) == [*verbs(alone), "watch"]
+
+
+def test_every_instances_workload_is_found_by_its_pods_label() -> None:
+    """The operator's Deployment has no label of its own (operator/ gives it none)."""
+    crd: dict[str, Any] = {"kind": "CustomResourceDefinition", "metadata": {"name": "x"}}
+    workloads = [
+        manifests(Installation(REPO[1], instance=instance, form=form), crd)[-1]
+        for instance in ("default", "b")
+        for form in Form
+    ]
+    other = {"metadata": {"name": "driftctl-web"}, "spec": {"template": {"metadata": {}}}}
+
+    assert [is_workload(each) for each in workloads] == [True] * 4
+    assert not is_workload(other)

@@ -102,6 +102,7 @@ def test_the_summary_counts_every_outcome_with_the_exit_code_and_duration() -> N
         "failed": 1,
         "held": 0,
         "orphaned": 0,
+        "waiting": 0,
     }
 
 

@@ -62,6 +62,7 @@ def test_a_successful_run_reports_its_success_revision_and_objects() -> None:
         "failed": 0,
         "held": 0,
         "orphaned": 0,
+        "waiting": 0,
     }
 
 

@@ -84,6 +84,32 @@ def test_each_command_reads_its_own_output_variable(run) -> None:  # type: ignor
     assert "DRIFTCTL_CRD_OUTPUT" in help_of("crd")
 
 
+def test_a_set_shared_output_variable_is_warned_of_naming_the_commands_own(  # type: ignore[no-untyped-def]
+    run, repo: Repo, tmp_path: Path
+) -> None:
+    """Issue 34: DRIFTCTL_OUTPUT=json was ignored in silence (a CronJob that sets it must
+    keep running: a warning, not a refusal)."""
+    crd = run("crd", DRIFTCTL_OUTPUT="json")
+    validated = run("validate", "--repo", str(repo.path), "--path", "apps", DRIFTCTL_OUTPUT="json")
+    missing = str(tmp_path / "no-kubeconfig")
+    logged = run("plan", "--repo", str(repo.path), "--path", "apps", "--kubeconfig", missing,
+                 "--log-format", "json", DRIFTCTL_OUTPUT="json")  # fmt: skip
+    unset = run("crd")
+
+    assert crd.code == 0, crd.err
+    assert crd.out.startswith("# ")  # YAML still: crd's -o reads DRIFTCTL_CRD_OUTPUT
+    assert crd.err == (
+        "warning: DRIFTCTL_OUTPUT is set, but no command reads it: -o/--output of `driftctl "
+        "crd` reads DRIFTCTL_CRD_OUTPUT (each command has formats of its own)\n"
+    )
+    assert validated.code == 0, validated.err
+    assert "reads DRIFTCTL_VALIDATE_OUTPUT" in validated.err
+    first = json.loads(logged.err.splitlines()[0])  # the JSON log says it, as a JSON line
+    assert (first["level"], first["event"]) == ("warning", "warning")
+    assert "-o/--output of `driftctl plan` reads DRIFTCTL_PLAN_OUTPUT" in first["message"]
+    assert unset.err == ""
+
+
 # ---- issue 23, bug 10: what a newcomer's first mistakes get ------------------------------
 
 

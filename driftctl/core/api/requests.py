@@ -184,7 +184,8 @@ def get(kind: Kind, namespace: str, name: str) -> Request:
     )
 
 
-# What `driftctl install` applies besides the kinds above (core.installation).
+# What `driftctl install` applies besides the kinds above (core.installation), and the
+# records of an instance `driftctl uninstall` deletes (its Leases).
 INSTALLED_KINDS = {
     kind.kind: kind
     for kind in (
@@ -200,6 +201,7 @@ INSTALLED_KINDS = {
         Kind("CronJob", "/apis/batch/v1", "cronjobs"),
         DEPLOYMENT,
         CRD,
+        LEASE,
     )
 }
 

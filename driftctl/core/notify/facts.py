@@ -271,7 +271,8 @@ def items_of_action(action: Action, outcome: ObjectOutcome) -> list[Item]:
     if outcome.outcome is Outcome.DELETED and isinstance(action, Prune | Cleanup):
         done = meaning(action.verb).past
         return [Item(Category.PRUNE, subject, f"{done}: {action.reason}", place=place)]
-    if outcome.outcome in (Outcome.SKIPPED, Outcome.HELD) and (why := held_reason(action)):
+    waiting = (Outcome.SKIPPED, Outcome.HELD, Outcome.WAITING)
+    if outcome.outcome in waiting and (why := held_reason(action)):
         return [Item(Category.HELD, subject, why, _masked(changes_of(action)), place=place)]
     return []
 

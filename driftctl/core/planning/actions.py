@@ -30,7 +30,7 @@ from typing import ClassVar
 
 from driftctl import conventions as c
 from driftctl.core.planning.changes import FieldChange, Foreign, Kept, Operation, managers_of
-from driftctl.core.planning.controls import Hold
+from driftctl.core.planning.controls import Control, Hold
 from driftctl.core.planning.fieldset import FieldPath
 from driftctl.core.planning.objects import Obj, ObjectKey
 from driftctl.core.planning.outcomes import Outcome
@@ -326,10 +326,31 @@ def is_changing(action: Action) -> bool:
     return meaning(action.verb).writes
 
 
+# How the reason of a removal waiting for a person's approval says so, before the command
+# that approves it (core.planning.pending writes it; outcome_of reads it back)
+AWAITS_APPROVAL = "waits for an approval: "
+
+
+def awaits_approval(action: Action) -> bool:
+    """Whether `action` is a removal waiting for a person's approval (prune policy confirm):
+    its removal recorded by this run (Confirm), or recorded before and held since."""
+    if isinstance(action, Confirm):
+        return True
+    return (
+        isinstance(action, Held)
+        and action.would is Verb.PRUNE
+        and action.control == Control.REMOVAL
+        and AWAITS_APPROVAL in action.reason
+    )
+
+
 def outcome_of(action: Action) -> Outcome:
     """What apply reports once it carried `action` out without error: its verb's outcome,
-    but failed for a Refused one (Git cannot be applied)."""
-    return Outcome.FAILED if isinstance(action, Refused) else SUCCESS[action.verb]
+    but failed for a Refused one (Git cannot be applied), and waiting for a removal held
+    until a person approves it."""
+    if isinstance(action, Refused):
+        return Outcome.FAILED
+    return Outcome.WAITING if awaits_approval(action) else SUCCESS[action.verb]
 
 
 def kept_of(action: Action) -> tuple[Kept, ...]:

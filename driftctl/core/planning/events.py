@@ -48,6 +48,12 @@ class Event:
 Done = tuple[Action, ObjectOutcome]  # an action of a chain and its outcome
 
 
+def _changed(action: Action, outcome: Outcome) -> bool:
+    """Whether the run changed the object: a removal recorded to wait for its approval
+    (confirm) did; one that still waits did not."""
+    return outcome in _CHANGED or (outcome is Outcome.WAITING and meaning(action.verb).writes)
+
+
 def chain_event(
     done: Sequence[Done],
     stalled: Event | None = None,
@@ -68,7 +74,7 @@ def chain_event(
         return Event("CleanupFailed" if removal else "ApplyFailed", message, warning=True)
     if stalled is not None:
         return stalled
-    changed = [action for action, outcome in done if outcome.outcome in _CHANGED]
+    changed = [action for action, outcome in done if _changed(action, outcome.outcome)]
     held = held_summary([action for action, _ in done])
     if not changed:
         if held is None or held.message == held_before or held.control in _QUIET:

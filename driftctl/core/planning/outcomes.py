@@ -28,6 +28,9 @@ class Outcome(enum.StrEnum):
     FAILED = "failed"
     HELD = "held"  # a control held what the plan would have done (a success, not a failure)
     ORPHANED = "orphaned"  # deleted from Git's side, its Deployment released and kept
+    # A removal waiting for a person's approval (prune policy confirm): recorded by this run,
+    # or recorded before; its reason says the command that approves it
+    WAITING = "waiting"
 
 
 class RolloutState(enum.StrEnum):

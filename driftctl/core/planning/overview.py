@@ -4,8 +4,11 @@ Pure. `status` is decided from what the instance's two LISTs and its Lease alrea
 with no dry-run: per WebApp (of Git, or live), whether it is in sync with Git as plan's
 first step finds it locally (core.planning.preparation.prepare: the prefilter; `drifted`
 is what the prefilter cannot clear, `plan` says exactly how), ready or not and which
-revision it was last applied at (its status). Who holds the run lock is core.api.lease's
-`lock_state`.
+revision it was last applied at (its status). Plan's first step is made as a plan makes it,
+at the time status read the Lease and with the instance's suspension the Lease states
+(core.planning.controls.Situation), so every control a plan honours is honoured here: what
+a control holds whole (a suspension, a removal waiting for its approval or its grace) is
+`held`, with the control's reason. Who holds the run lock is core.api.lease's `lock_state`.
 
 `version` compares the WebApp CRD installed in the cluster with the one this driftctl
 generates (its schema, version by version).
@@ -21,20 +24,27 @@ from typing import Any
 from driftctl.core.planning.actions import (
     Candidate,
     Cleanup,
+    Confirm,
     Conflict,
     Create,
     Entry,
-    Preparation,
+    Held,
+    Orphan,
     Prune,
+    Quarantine,
     Replace,
     Skip,
     Unchanged,
     Update,
 )
+from driftctl.core.planning.controls import Hold, Situation
 from driftctl.core.planning.live import LiveState
-from driftctl.core.planning.objects import Obj, is_terminating
+from driftctl.core.planning.manifests import Stamp
+from driftctl.core.planning.objects import Obj, ObjectKey, is_terminating
+from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
+from driftctl.settings import Drift, Policy
 
 
 class Sync(enum.StrEnum):
@@ -45,6 +55,8 @@ class Sync(enum.StrEnum):
     MISSING = "missing"  # declared in Git, absent from the cluster
     UNDECLARED = "not in Git"  # this instance's, Git no longer declares it
     DRIFTED = "drifted"  # differs from Git (plan says how)
+    HELD = "held"  # differs from Git, and a control holds all of it (a suspension, a removal
+    # waiting for its approval or its grace): the row's `held` says which
     IN_SYNC = "in sync"
 
 
@@ -61,6 +73,7 @@ class Row:
     ready: bool | None  # None: no status (yet), or no WebApp
     available: int | None
     replicas: int | None  # the live spec's
+    held: str = ""  # what holds it (the controls' reasons), when it is held
 
 
 @dataclass(frozen=True)
@@ -80,15 +93,28 @@ class InstanceStatus:
 def instance_status(
     desired: DesiredState,
     live: LiveState,
-    preparation: Preparation,
     *,
     instance: str,
+    manager: str,
+    drift: Drift,
+    situation: Situation,
 ) -> InstanceStatus:
-    """The status of `instance` from plan's local decisions (`preparation`)."""
+    """The status of `instance` from plan's local decisions, made in `situation` (the time
+    status read the Lease, and the instance's suspension it states)."""
+    preparation = prepare(
+        desired.webapps,
+        live,
+        Stamp.of(desired, instance),
+        Policy(),
+        manager=manager,
+        drift=drift,
+        situation=situation,
+    )
     declared = {app.place for app in desired.webapps}
-    found: dict[Place, list[Sync]] = {}
+    found: dict[Place, list[tuple[Sync, str]]] = {}
     for entry in preparation.entries:
-        found.setdefault(entry.key.place, []).append(_sync(entry, declared))
+        standing = _held(entry, preparation.holds) or (_sync(entry, declared), "")
+        found.setdefault(entry.key.place, []).append(standing)
     rows = tuple(_row(place, found[place], live.webapps.get(place)) for place in sorted(found))
     return InstanceStatus(instance, desired.revision.source, desired.revision.label, rows)
 
@@ -98,10 +124,23 @@ _BY_TYPE: dict[type, Sync] = {
     Cleanup: Sync.DELETING,
     Create: Sync.MISSING,
     Prune: Sync.UNDECLARED,
+    Orphan: Sync.UNDECLARED,
+    Confirm: Sync.UNDECLARED,
+    Quarantine: Sync.UNDECLARED,
     Unchanged: Sync.IN_SYNC,
     Update: Sync.DRIFTED,
     Replace: Sync.DRIFTED,
 }
+
+
+def _held(entry: Entry, holds: Mapping[ObjectKey, Hold]) -> tuple[Sync, str] | None:
+    """An entry a control holds whole: a Held removal, or what its WebApp's hold covers."""
+    if isinstance(entry, Held):
+        return (Sync.HELD, entry.reason)
+    hold = holds.get(entry.key)
+    if hold is None or isinstance(entry, Unchanged | Conflict):
+        return None
+    return (Sync.HELD, hold.reason)
 
 
 def _sync(entry: Entry, declared: set[Place]) -> Sync:
@@ -116,8 +155,9 @@ def _sync(entry: Entry, declared: set[Place]) -> Sync:
     return _BY_TYPE.get(type(entry), Sync.DRIFTED)
 
 
-def _row(place: Place, syncs: Sequence[Sync], webapp: Obj | None) -> Row:
-    worst = min(syncs, key=_WORST_FIRST.index)
+def _row(place: Place, standings: Sequence[tuple[Sync, str]], webapp: Obj | None) -> Row:
+    worst = min((sync for sync, _ in standings), key=_WORST_FIRST.index)
+    held = "; ".join(dict.fromkeys(why for sync, why in standings if sync is Sync.HELD and why))
     if webapp is not None and is_terminating(webapp) and worst is not Sync.CONFLICT:
         worst = Sync.DELETING
     status = (webapp or {}).get("status") or {}
@@ -131,6 +171,7 @@ def _row(place: Place, syncs: Sequence[Sync], webapp: Obj | None) -> Row:
         bool(ready) if ready is not None else None,
         int(available) if available is not None else None,
         int(replicas) if replicas is not None else None,
+        held if worst is Sync.HELD else "",
     )
 
 

@@ -32,6 +32,7 @@ from driftctl import conventions as c
 from driftctl.core.planning import field_access
 from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.actions import (
+    AWAITS_APPROVAL,
     Action,
     Confirm,
     Held,
@@ -226,7 +227,7 @@ def _confirm(live: Obj, state: LiveState, controls: RemovalControls, going: Goin
     key = key_of(live)
     if record is None:
         manifest, patch = _recorded(live, going)
-        waits = f"waits for an approval: {_approve_command(live, going.revision)}"
+        waits = AWAITS_APPROVAL + _approve_command(live, going.revision)
         reason = f"not declared in Git since {going.revision[:12]}; {waits} ({controls.origin})"
         return Confirm(key, reason, manifest, patch)
     text = annotations_of(live).get(c.APPROVE_PRUNE_ANNOTATION)
@@ -234,7 +235,7 @@ def _confirm(live: Obj, state: LiveState, controls: RemovalControls, going: Goin
     if approval is not None and approval.approves(uid(live), record.revision):
         reason = f"approved by {c.APPROVE_PRUNE_ANNOTATION}: {approval}"
         return prune(live, state, going, reason)
-    waits = f"waits for an approval: {_approve_command(live, record.revision)}"
+    waits = AWAITS_APPROVAL + _approve_command(live, record.revision)
     if text is not None:
         waits += f"; the approval {text!r} names another object or another removal: ignored"
     reason = f"not declared in Git since {record.revision[:12]}; {waits}"

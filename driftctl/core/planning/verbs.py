@@ -83,7 +83,7 @@ MEANINGS: dict[Verb, Meaning] = {
     Verb.QUARANTINE: Meaning("-0", "yellow", writes=True, outcome=Outcome.CONFIGURED,
                              counted="{} to quarantine",
                              event="Quarantined", past="quarantined"),
-    Verb.CONFIRM: Meaning("?", "yellow", writes=True, outcome=Outcome.CONFIGURED,
+    Verb.CONFIRM: Meaning("?", "yellow", writes=True, outcome=Outcome.WAITING,
                           counted="{} to confirm",
                           event="PruneWaiting", past="marked for removal"),
     Verb.REPLACE: Meaning("-/+", "red", writes=True, outcome=Outcome.CONFIGURED,
