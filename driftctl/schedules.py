@@ -185,12 +185,6 @@ def positive_duration(text: str) -> datetime.timedelta:
     return duration
 
 
-# The old names, while settings.py (--quarantine-grace) and the saved plan's file format
-# (core.planning.saved_plan.file_format) import them: new code asks driftctl.durations.
-parse_duration = positive_duration
-duration_text = durations.text
-
-
 def zone(name: str) -> ZoneInfo:
     """An IANA time zone by name; ValueError when there is none of that name."""
     try:
