@@ -23,6 +23,7 @@ from typing import Any
 
 import click
 
+from driftctl.cli import layout
 from driftctl.cli.config_file import config_option
 from driftctl.cli.global_flags import global_params
 from driftctl.cli.options import (
@@ -43,6 +44,8 @@ SHARED_OUTPUT = f"{ENV_PREFIX}OUTPUT"  # read by no command: each -o reads its o
 class Command(click.Command):
     """A driftctl command (module docstring). `examples`: lines shown under `Examples:`,
     each `$ driftctl ...` command, or a `# comment` saying what the next one does."""
+
+    context_class = layout.Context
 
     def __init__(
         self,
@@ -140,6 +143,8 @@ class Family(click.Group):
     def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.examples = tuple(examples)
+
+    context_class = layout.Context
 
     get_short_help_str = Command.get_short_help_str
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from driftctl.cli import layout
 from driftctl.cli.options import GLOBAL_SECTION, Flag
 from driftctl.settings.declare import ENV_PREFIX
 
@@ -109,6 +110,8 @@ class Group(click.Group):
     """`driftctl`: its commands' summaries whole, and global flags before a command name
     handed to the command (`driftctl --context prod plan` is `driftctl plan --context
     prod`), as kubectl takes them."""
+
+    context_class = layout.Context
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, moved_after_command(args, set(self.commands)))

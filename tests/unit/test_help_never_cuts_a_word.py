@@ -1,0 +1,48 @@
+"""`--help` wraps between words only: never inside a word, a path, a flag or a default.
+
+Issue 34, point 5: click wraps with textwrap's break_long_words and break_on_hyphens, so
+below 80 columns a default without spaces was cut mid-word (`error,inv` / `alid,...`) and
+`install --help` printed `docs/how-to/private- repositories.md`. Whatever the terminal's
+width, every help says the same words as it does on a terminal too wide to wrap anything:
+only where its lines break may change.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from driftctl.cli import cli
+
+WIDTHS = (60, 72, 80, 88, 100, 120)  # 88: the docs' pages show --help at that width
+UNWRAPPED = 10_000
+HELPS = [(), *((name,) for name in sorted(cli.commands)), ("config", "view")]
+
+
+def help_at(words: tuple[str, ...], width: int) -> str:
+    shown = CliRunner().invoke(cli, [*words, "--help"], prog_name="driftctl", terminal_width=width)
+    assert shown.exit_code == 0, shown.output
+    return shown.output
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("words", HELPS, ids=lambda words: " ".join(words) or "driftctl")
+def test_help_wraps_between_words_only(words: tuple[str, ...], width: int) -> None:
+    wide = help_at(words, UNWRAPPED).split()
+    narrow = help_at(words, width).split()
+
+    cut = sorted(set(narrow) - set(wide))
+    assert cut == [], f"cut at {width} columns"
+    assert narrow == wide
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_path_in_a_description_is_never_cut_at_its_hyphens(width: int) -> None:
+    assert "docs/how-to/private-repositories.md" in help_at(("install",), width)
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_default_without_spaces_is_shown_whole(width: int) -> None:
+    default = "error,invalid,rollout,conflict,guard,held,drift,prune,applied"
+
+    assert default in help_at(("apply",), width)
