@@ -40,7 +40,19 @@ from driftctl.cli.version import version
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState, InvalidSettings
 
-__all__ = ["cli", "main", "report_error"]
+__all__ = ["SECTIONS", "cli", "main", "report_error"]
+
+# `driftctl --help` lists the commands by task, as kubectl's does: the everyday three first.
+# A new command is placed here, in the section of its task (a unit test fails until it is:
+# tests/unit/test_help_reads_summary_examples_then_flags.py), and in the same section of
+# docs/reference/commands/index.md and of README.md's "Commands".
+SECTIONS = (
+    ("Basic commands", ("plan", "apply", "status")),
+    ("Running in a cluster", ("install", "uninstall", "watch", "unlock")),
+    ("Offline (no cluster needed)", ("validate", "diff", "check", "crd", "show")),
+    ("Settings", ("config",)),
+    ("Other commands", ("completion", "version")),
+)
 
 
 @click.group(
@@ -62,6 +74,7 @@ __all__ = ["cli", "main", "report_error"]
         uninstall,
         config,
     ],
+    sections=SECTIONS,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name="driftctl")

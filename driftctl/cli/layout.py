@@ -1,4 +1,4 @@
-"""How `--help` is laid out: words kept whole.
+"""How `--help` is laid out: words kept whole, and a command's help in kubectl's order.
 
 - `Formatter`: click's help formatter, wrapping between words only. click wraps with
   textwrap's defaults (break_long_words, break_on_hyphens), which cut a default without
@@ -7,17 +7,23 @@
   is wider than it, each description goes under its flag instead (as kubectl's do); a
   word wider than the whole line runs past the margin, whole.
 - `Context`: the context every driftctl command makes its help in (with `Formatter`).
+- A command's help text is its summary (the first paragraph: shown right under its usage,
+  then its examples, its flags) and its details (the rest, shown after the flags, with
+  the command's page): `summary`, `details`, `page_of`.
 """
 
 from __future__ import annotations
 
+import inspect
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import click
 
 STACKED_INDENT = 4  # how far a description under its flag is indented, past the flag
 NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
+NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
+COMMAND_PAGES = "docs/reference/commands"
 
 
 def wrap(text: str, width: int, first: str = "", rest: str = "", paragraphs: bool = False) -> str:
@@ -111,3 +117,49 @@ class Context(click.Context):
     """The context of a driftctl command: its help is made with `Formatter`."""
 
     formatter_class = Formatter
+
+
+def summary(help_text: str | None) -> str:
+    """The first paragraph of a command's help, on one line."""
+    return " ".join(_cleaned(help_text).split("\n\n", 1)[0].split())
+
+
+def details(help_text: str | None) -> str:
+    """What a command's help says after its summary (paragraphs as written)."""
+    parts = _cleaned(help_text).split("\n\n", 1)
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
+def _cleaned(help_text: str | None) -> str:
+    return inspect.cleandoc(help_text or "").split("\f", 1)[0].strip()
+
+
+def page_of(command_path: str) -> str:
+    """The documentation page of a command (`driftctl config view`: config's)."""
+    words = command_path.split()
+    return f"{COMMAND_PAGES}/{words[1] if len(words) > 1 else 'index'}.md"
+
+
+def write_examples(examples: Sequence[str], formatter: click.HelpFormatter) -> None:
+    """A command's examples, as written (never rewrapped)."""
+    if examples:
+        with formatter.section("Examples"):
+            for line in examples:
+                formatter.write(f"{' ' * formatter.current_indent}{line}\n")
+
+
+def write_summary(help_text: str | None, formatter: click.HelpFormatter) -> None:
+    """The summary, right under the usage."""
+    if summary(help_text):
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(summary(help_text))
+
+
+def write_details(help_text: str | None, command_path: str, formatter: click.HelpFormatter) -> None:
+    """The rest of the help text, after the flags, and where the command's page is."""
+    with formatter.section("Description"):
+        if details(help_text):
+            formatter.write_text(details(help_text))
+            formatter.write_paragraph()
+        formatter.write_text(f"More on its page: {page_of(command_path)}")
