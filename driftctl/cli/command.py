@@ -33,6 +33,7 @@ from driftctl.cli.options import (
     OWN_SECTION,
     Flag,
     build_request,
+    named_by_variable,
     options_of,
     output_option,
     setting_parameters,
@@ -204,8 +205,10 @@ def _runner(
     def run(**kwargs: Any) -> Any:
         raw = {key: kwargs.pop(key) for key in (*settings, *extra) if key in kwargs}
 
+        names = named_by_variable(click.get_current_context(), params)
+
         def go(log: object = None) -> Any:
-            built = {} if request is None else {"request": build_request(request, name, raw)}
+            built = {} if request is None else {"request": build_request(request, name, raw, names)}
             logs = {} if around is None else {"log": log}
             return function(**built, **logs, **kwargs)
 

@@ -119,8 +119,8 @@ def test_dry_run_is_answered_with_where_the_dry_run_is(run, spelling: str) -> No
 
     assert ran.code == 2
     assert "Did you mean" not in ran.err
-    assert ran.err.splitlines()[-1] == (
-        "Error: apply has no --dry-run: `driftctl plan` with the same flags is its dry run: it "
+    assert ran.err.splitlines()[0] == (
+        "error: apply has no --dry-run: `driftctl plan` with the same flags is its dry run: it "
         "dry-runs every change on the API server and prints exactly what apply would do "
         "(`-o json` for a machine)"
     )
