@@ -5,7 +5,8 @@
   spaces (`error,inv` / `alid,...`) and a path at its hyphens (`private- repositories.md`).
   Here, when the column beside the flags is narrower than NARROWEST or one of its words
   is wider than it, each description goes under its flag instead (as kubectl's do); a
-  word wider than the whole line runs past the margin, whole.
+  word wider than the whole line runs past the margin, whole. A default is one word
+  (`kept_whole`: the schedule's `*/5 * * * *` is never parted).
 - `Context`: the context every driftctl command makes its help in (with `Formatter`).
 - A command's help text is its summary (the first paragraph: shown right under its usage,
   then its examples, its flags) and its details (the rest, shown after the flags, with
@@ -20,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import click
 
+KEPT = "\ue000"  # a space no line breaks at (inside a default), written as a space
 STACKED_INDENT = 4  # how far a description under its flag is indented, past the flag
 NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
 NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
@@ -31,10 +33,14 @@ def wrap(text: str, width: int, first: str = "", rest: str = "", paragraphs: boo
     first and the following lines. With `paragraphs`, as click's help text: blank lines part
     paragraphs, a paragraph keeps its own indent, one opened by a `\\b` line is kept as is."""
     if not paragraphs:
-        return _wrapper(width, first, rest).fill(text.expandtabs())
-    return "\n\n".join(
-        _paragraph(lines, width, first, rest) for lines in _paragraphs(text.expandtabs())
-    )
+        return _wrapper(width, first, rest).fill(text.expandtabs()).replace(KEPT, " ")
+    filled = (_paragraph(lines, width, first, rest) for lines in _paragraphs(text.expandtabs()))
+    return "\n\n".join(filled).replace(KEPT, " ")
+
+
+def kept_whole(text: str) -> str:
+    """`text` as one word: `wrap` breaks no line inside it (a default such as `*/5 * * * *`)."""
+    return text.replace(" ", KEPT)
 
 
 def _wrapper(width: int, first: str, rest: str) -> textwrap.TextWrapper:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import click
 
 from driftctl import durations
+from driftctl.cli.layout import kept_whole
 from driftctl.settings.declare import Setting, build, groups_of, taken_by
 from driftctl.settings.kinds import Choice, FilePath, Kind, Switch, Url, Whole, Word
 from driftctl.settings.spans import Seconds, Span
@@ -48,6 +49,15 @@ class Flag(click.Option):
 
     def get_error_hint(self, ctx: click.Context | None) -> str:
         return named(self, ctx)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """click's, with the default kept whole however the help is wrapped (cli.layout)."""
+        record = super().get_help_record(ctx)
+        default = self.get_help_extra(ctx).get("default")
+        if record is None or not default:
+            return record
+        shown = f"default: {default}"
+        return record[0], record[1].replace(shown, f"default: {kept_whole(default)}")
 
 
 def named(param: click.Parameter, ctx: click.Context | None) -> str:
