@@ -32,7 +32,7 @@ from driftctl.settings import Selection
 from driftctl.settings.declare import from_written
 from driftctl.settings.spans import Seconds
 from tests.support.builders import webapp
-from tests.support.clirun import Ran, run_driftctl
+from tests.support.clirun import driftctl_alone
 from tests.support.gitrepos import Repo
 from tests.support.paths import ROOT
 
@@ -48,18 +48,7 @@ def repo(tmp_path: Path) -> Repo:
 
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> object:
-    for name in [name for name in os.environ if name.startswith("DRIFTCTL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-
-    def driftctl(*args: str, **env: str) -> Ran:
-        for name in [name for name in os.environ if name.startswith("DRIFTCTL_")]:
-            monkeypatch.delenv(name)
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        return run_driftctl(args, capsys, monkeypatch)
-
-    return driftctl
+    return driftctl_alone(capsys, monkeypatch, "KUBECONFIG")
 
 
 def help_of(*args: str) -> str:
