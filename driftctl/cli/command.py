@@ -204,8 +204,7 @@ def _runner(
     @functools.wraps(function)
     def run(**kwargs: Any) -> Any:
         raw = {key: kwargs.pop(key) for key in (*settings, *extra) if key in kwargs}
-
-        names = named_by_variable(click.get_current_context(), params)
+        names = named_by_variable(click.get_current_context(), params)  # where each came from
 
         def go(log: object = None) -> Any:
             built = {} if request is None else {"request": build_request(request, name, raw, names)}

@@ -28,8 +28,8 @@ from driftctl.settings.declare import ENV_PREFIX
 MOVABLE_WITH_VALUE = ("--kubeconfig", "--context", "--instance", "--log-format", "--config")
 MOVABLE_ALONE = ("--no-color", "-q", "--quiet", "-v", "--verbose")
 _QUIET_KEY = "driftctl.verbosity"
-Sections = tuple[tuple[str, tuple[str, ...]], ...]  # (heading, command names), in order
 _COLOUR_KEY = "driftctl.no_colour"
+Sections = tuple[tuple[str, tuple[str, ...]], ...]  # (heading, command names), in order
 
 
 class Verbosity(enum.IntEnum):
@@ -128,7 +128,11 @@ class Group(click.Group):
         under the last (a unit test asks that each be placed)."""
         for title, names in placed(self.sections, self.list_commands(ctx)):
             commands = [(name, self.get_command(ctx, name)) for name in names]
-            rows = [(name, each.get_short_help_str()) for name, each in commands if each]
+            rows = [
+                (name, each.get_short_help_str())
+                for name, each in commands
+                if each is not None and not each.hidden
+            ]
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)

@@ -24,7 +24,6 @@ import click
 KEPT = "\ue000"  # a space no line breaks at (inside a default), written as a space
 STACKED_INDENT = 4  # how far a description under its flag is indented, past the flag
 NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
-NARROWEST = 36  # a column of descriptions narrower than this is no column: each goes under
 COMMAND_PAGES = "docs/reference/commands"
 
 
@@ -66,9 +65,8 @@ def _paragraphs(text: str) -> list[list[str]]:
 
 def _paragraph(lines: list[str], width: int, first: str, rest: str) -> str:
     own = " " * (len(lines[0]) - len(lines[0].lstrip()))
-    if lines[0].strip() == "\b":
-        kept = [line.lstrip() for line in lines[1:]]
-        return "\n".join(f"{first if i == 0 else rest}{own}{line}" for i, line in enumerate(kept))
+    if lines[0].strip() == "\b":  # as written, each line indented as the paragraph is
+        return "\n".join(f"{rest if i else first}{own}{line}" for i, line in enumerate(lines[1:]))
     joined = " ".join(line.strip() for line in lines)
     return _wrapper(width, first + own, rest + own).fill(joined)
 
