@@ -124,12 +124,13 @@ class Group(click.Group):
         return super().parse_args(ctx, moved_after_command(args, set(self.commands)))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The commands under the heading of their task; one no section names is listed
-        under the last (a unit test asks that each be placed)."""
+        """The commands under the heading of their task, their summaries in one column; one
+        no section names is listed under the last (a unit test asks that each be placed)."""
+        widest = max(map(len, self.list_commands(ctx)), default=0)
         for title, names in placed(self.sections, self.list_commands(ctx)):
             commands = [(name, self.get_command(ctx, name)) for name in names]
             rows = [
-                (name, each.get_short_help_str())
+                (name.ljust(widest), each.get_short_help_str())
                 for name, each in commands
                 if each is not None and not each.hidden
             ]
