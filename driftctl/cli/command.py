@@ -4,14 +4,16 @@
   setting it takes (cli.options), `-o` with its formats, and `--config`; when it runs, its
   request is built from them and handed to the function as `request` (inside its log, for
   the commands that log: `logged`, cli.logs).
-- `Command`: its flags listed under one heading per settings group (`Source flags`,
-  `Cluster flags`...), its own first, the global ones last (cli.global_flags); examples
-  after them; its summary whole in `driftctl --help`; `-o/--output` reading the command's
-  own variable, DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke `driftctl crd |
-  kubectl apply`). DRIFTCTL_OUTPUT, read by no command, is warned of when set, naming the
-  variable the command's -o reads (`shared_output_warning`: a refusal would stop CronJobs
-  that set it).
-- `Family`: a command of commands (`config view`), shown as a command is.
+- `Command`: its help in kubectl's order (cli.layout): its summary (two lines at most),
+  its examples, its flags under one heading per settings group (`Source flags`, `Cluster
+  flags`...), its own first, the global ones last (cli.global_flags), then the rest of its
+  description and its page; its summary whole in `driftctl --help`; `-o/--output` reading
+  the command's own variable, DRIFTCTL_<COMMAND>_OUTPUT (one shared variable broke
+  `driftctl crd | kubectl apply`). DRIFTCTL_OUTPUT, read by no command, is warned of when
+  set, naming the variable the command's -o reads (`shared_output_warning`: a refusal
+  would stop CronJobs that set it).
+- `Family`: a command of commands (`config view`), shown as a command is, its commands
+  after its flags.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 import click
 
+from driftctl.cli import layout
 from driftctl.cli.config_file import config_option
 from driftctl.cli.global_flags import global_params
 from driftctl.cli.options import (
@@ -30,6 +33,7 @@ from driftctl.cli.options import (
     OWN_SECTION,
     Flag,
     build_request,
+    named_by_variable,
     options_of,
     output_option,
     setting_parameters,
@@ -43,6 +47,8 @@ SHARED_OUTPUT = f"{ENV_PREFIX}OUTPUT"  # read by no command: each -o reads its o
 class Command(click.Command):
     """A driftctl command (module docstring). `examples`: lines shown under `Examples:`,
     each `$ driftctl ...` command, or a `# comment` saying what the next one does."""
+
+    context_class = layout.Context
 
     def __init__(
         self,
@@ -75,11 +81,13 @@ class Command(click.Command):
         return super().invoke(ctx)
 
     def get_short_help_str(self, limit: int = 45) -> str:
-        """The first sentence of the help, whole: `driftctl --help` never cuts one short."""
-        if self.short_help:
-            return self.short_help
-        first = (self.help or "").strip().split("\n\n", 1)[0]
-        return " ".join(first.split())
+        """The summary, whole: `driftctl --help` never cuts one short."""
+        return self.short_help or layout.summary(self.help)
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The summary, then the examples: a person sees the first flag without scrolling."""
+        layout.write_summary(self.help, formatter)
+        layout.write_examples(self.examples, formatter)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The options under one heading per section: the command's own, each flag
@@ -102,9 +110,9 @@ class Command(click.Command):
                     formatter.write_dl(records)
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The examples, as written (never rewrapped), then any epilog."""
-        _examples(self.examples, formatter)
-        super().format_epilog(ctx, formatter)
+        """After the flags: the rest of the description, the command's page, any epilog."""
+        layout.write_details(self.help, ctx.command_path, formatter)
+        click.Command.format_epilog(self, ctx, formatter)
 
 
 def shared_output_warning(command: click.Command, environ: Mapping[str, str]) -> str | None:
@@ -125,27 +133,19 @@ def early_warnings() -> list[str]:
     return list(context.meta.get(_WARNINGS_KEY, ())) if context else []
 
 
-def _examples(examples: Sequence[str], formatter: click.HelpFormatter) -> None:
-    """A command's examples, as written (never rewrapped)."""
-    if examples:
-        with formatter.section("Examples"):
-            for line in examples:
-                formatter.write(f"{' ' * formatter.current_indent}{line}\n")
-
-
 class Family(click.Group):
-    """A command of commands (`driftctl config view`), shown as a command is: its summary
-    whole, its own flags under their headings, its commands, then its examples."""
+    """A command of commands (`driftctl config view`), shown as a command is: its summary,
+    its examples, its own flags under their headings, its commands, then the rest."""
+
+    context_class = layout.Context
 
     def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.examples = tuple(examples)
 
     get_short_help_str = Command.get_short_help_str
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        _examples(self.examples, formatter)
-        super().format_epilog(ctx, formatter)
+    format_help_text = Command.format_help_text
+    format_epilog = Command.format_epilog
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         Command.format_options(self, ctx, formatter)  # type: ignore[arg-type]
@@ -204,9 +204,10 @@ def _runner(
     @functools.wraps(function)
     def run(**kwargs: Any) -> Any:
         raw = {key: kwargs.pop(key) for key in (*settings, *extra) if key in kwargs}
+        names = named_by_variable(click.get_current_context(), params)  # where each came from
 
         def go(log: object = None) -> Any:
-            built = {} if request is None else {"request": build_request(request, name, raw)}
+            built = {} if request is None else {"request": build_request(request, name, raw, names)}
             logs = {} if around is None else {"log": log}
             return function(**built, **logs, **kwargs)
 

@@ -4,7 +4,9 @@
   `-v/--verbose`. They set the run's `Verbosity` and colour, read by cli.logs. They are no
   settings: they say how a person reads one run, and no --config file holds them.
 - `Group`: `driftctl` itself, where global flags may come before the command name, as in
-  `driftctl --kubeconfig k.yaml plan` (they are handed to the command).
+  `driftctl --kubeconfig k.yaml plan` (they are handed to the command), and whose help
+  lists its commands by task, as kubectl's does (`Sections`: the table cli/__init__.py
+  gives it).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import click
 
+from driftctl.cli import layout
 from driftctl.cli.options import GLOBAL_SECTION, Flag
 from driftctl.settings.declare import ENV_PREFIX
 
@@ -26,6 +29,7 @@ MOVABLE_WITH_VALUE = ("--kubeconfig", "--context", "--instance", "--log-format",
 MOVABLE_ALONE = ("--no-color", "-q", "--quiet", "-v", "--verbose")
 _QUIET_KEY = "driftctl.verbosity"
 _COLOUR_KEY = "driftctl.no_colour"
+Sections = tuple[tuple[str, tuple[str, ...]], ...]  # (heading, command names), in order
 
 
 class Verbosity(enum.IntEnum):
@@ -106,21 +110,55 @@ def global_params() -> list[click.Parameter]:
 
 
 class Group(click.Group):
-    """`driftctl`: its commands' summaries whole, and global flags before a command name
-    handed to the command (`driftctl --context prod plan` is `driftctl plan --context
-    prod`), as kubectl takes them."""
+    """`driftctl`: its commands by task (`sections`), each summary whole, then its own
+    flags; global flags before a command name are handed to the command (`driftctl
+    --context prod plan` is `driftctl plan --context prod`), as kubectl takes them."""
+
+    context_class = layout.Context
+
+    def __init__(self, *args: Any, sections: Sections = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sections = sections
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, moved_after_command(args, set(self.commands)))
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands under the heading of their task, their summaries in one column; one
+        no section names is listed under the last (a unit test asks that each be placed)."""
+        widest = max(map(len, self.list_commands(ctx)), default=0)
+        for title, names in placed(self.sections, self.list_commands(ctx)):
+            commands = [(name, self.get_command(ctx, name)) for name in names]
+            rows = [
+                (name.ljust(widest), each.get_short_help_str())
+                for name, each in commands
+                if each is not None and not each.hidden
+            ]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+        click.Command.format_options(self, ctx, formatter)
         with formatter.section("Global flags (before or after the command)"):
             formatter.write_text(
                 "--kubeconfig, --context, --instance and --log-format (where the command "
                 "takes them), --no-color, -q/--quiet and -v/--verbose: each command's --help "
                 "says what they do."
             )
+
+
+def placed(sections: Sections, commands: Sequence[str]) -> Sections:
+    """The sections with the commands that exist, in the sections' order; the commands no
+    section names are added to the last."""
+    named = {name for _, names in sections for name in names}
+    left = tuple(name for name in commands if name not in named)
+    found = [(title, tuple(n for n in names if n in commands)) for title, names in sections]
+    if left:
+        title, names = found.pop() if found else ("Other commands", ())
+        found.append((title, names + left))
+    return tuple(found)
 
 
 def moved_after_command(args: Sequence[str], commands: set[str]) -> list[str]:

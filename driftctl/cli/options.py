@@ -11,10 +11,14 @@ its kinds reading the text, the group checking its values together.
 
 `-o/--output` is each command's own (its formats, its variable DRIFTCTL_<COMMAND>_OUTPUT):
 no setting, no `--config` key.
+
+A value refused names its flag, and the variable it came from only when it came from one
+(`named`): click's own errors named every variable, even beside a flag typed.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +26,7 @@ from typing import Any, TypeVar
 import click
 
 from driftctl import durations
+from driftctl.cli.layout import kept_whole
 from driftctl.settings.declare import Setting, build, groups_of, taken_by
 from driftctl.settings.kinds import Choice, FilePath, Kind, Switch, Url, Whole, Word
 from driftctl.settings.spans import Seconds, Span
@@ -41,6 +46,45 @@ class Flag(click.Option):
         super().__init__(*args, **kwargs)
         self.section = section
         self.setting = setting
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return named(self, ctx)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """click's, with the default kept whole however the help is wrapped (cli.layout)."""
+        record = super().get_help_record(ctx)
+        default = self.get_help_extra(ctx).get("default")
+        if record is None or not default:
+            return record
+        shown = f"default: {default}"
+        return record[0], record[1].replace(shown, f"default: {kept_whole(default)}")
+
+
+def named(param: click.Parameter, ctx: click.Context | None) -> str:
+    """A parameter as an error names it: its long flag (an argument: its name), and the
+    variable its value came from when it came from one: `--timeout (from DRIFTCTL_TIMEOUT)`."""
+    flags = [each for each in param.opts if each.startswith("-")]
+    name = max(flags, key=len) if flags else param.human_readable_name
+    variable = _variable_given(param, ctx)
+    return name if variable is None else f"{name} (from {variable})"
+
+
+def _variable_given(param: click.Parameter, ctx: click.Context | None) -> str | None:
+    """The variable the parameter's value came from (the first set, as click reads them)."""
+    environment = click.core.ParameterSource.ENVIRONMENT
+    if ctx is None or param.name is None or ctx.get_parameter_source(param.name) != environment:
+        return None
+    variables = [param.envvar] if isinstance(param.envvar, str) else list(param.envvar or ())
+    return next((each for each in variables if os.environ.get(each)), None)
+
+
+def named_by_variable(ctx: click.Context, params: Sequence[click.Parameter]) -> dict[str, str]:
+    """How the parameters whose values came from a variable are named (`named`), by name."""
+    return {
+        param.name: named(param, ctx)
+        for param in params
+        if param.name and _variable_given(param, ctx) is not None
+    }
 
 
 class Duration(click.ParamType[float]):
@@ -173,11 +217,17 @@ def _splitting(splitter: str | None) -> click.ParamType[str]:
     return _Semicolons()
 
 
-def build_request(request: type[R], command: str, values: Mapping[str, object]) -> R:
+def build_request(
+    request: type[R],
+    command: str,
+    values: Mapping[str, object],
+    names: Mapping[str, str] | None = None,
+) -> R:
     """The command's request from its parameters' values: each group built in order (so a
-    bad value is refused in --help's order), the others taken as given by name."""
+    bad value is refused in --help's order), the others taken as given by name. `names`: how
+    a refusal names a parameter other than by its flag (`named_by_variable`)."""
     groups = dict(groups_of(request))
-    built = {name: build(group, values, command) for name, group in groups.items()}
+    built = {name: build(group, values, command, names) for name, group in groups.items()}
     return request(**built)
 
 

@@ -169,12 +169,19 @@ def taken_by(group: type[Grouped], command: str) -> tuple[Setting, ...]:
     return tuple(each for each in declarations(group) if command in (each.commands or ()))
 
 
-def build(group: type[G], values: Mapping[str, object], command: str) -> G:
+def build(
+    group: type[G],
+    values: Mapping[str, object],
+    command: str,
+    names: Mapping[str, str] | None = None,
+) -> G:
     """The group's value for `command` from its settings' values as the command line hands
     them over (by parameter name; a setting the command does not take keeps its default).
-    Each value is read by its kind, then the group checks them together."""
+    Each value is read by its kind, then the group checks them together. A value refused
+    is named by its flag, or as `names` says (by parameter name: where the value came from)."""
+    names = names or {}
     fields = {
-        each.field: each.read(values[each.parameter])
+        each.field: each.read(values[each.parameter], names.get(each.parameter))
         for each in taken_by(group, command)
         if each.parameter in values
     }

@@ -38,8 +38,10 @@ class Refusal(ValueError):
 
     def about(self, name: str) -> str:
         """The reason after the name it is about: `--max-prune must be ...`,
-        `--window: time zone 'x' is not known`."""
-        joint = " " if self.reason.startswith(_PREDICATES) else ": "
+        `--window: time zone 'x' is not known`; after a name that says where the value came
+        from, `--max-prune (from DRIFTCTL_MAX_PRUNE): must be ...`."""
+        predicate = self.reason.startswith(_PREDICATES) and not name.endswith(")")
+        joint = " " if predicate else ": "
         return f"{name}{joint}{self.reason}"
 
 

@@ -32,7 +32,7 @@ from driftctl.settings import Selection
 from driftctl.settings.declare import from_written
 from driftctl.settings.spans import Seconds
 from tests.support.builders import webapp
-from tests.support.clirun import Ran, run_driftctl
+from tests.support.clirun import driftctl_alone
 from tests.support.gitrepos import Repo
 from tests.support.paths import ROOT
 
@@ -48,18 +48,7 @@ def repo(tmp_path: Path) -> Repo:
 
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> object:
-    for name in [name for name in os.environ if name.startswith("DRIFTCTL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-
-    def driftctl(*args: str, **env: str) -> Ran:
-        for name in [name for name in os.environ if name.startswith("DRIFTCTL_")]:
-            monkeypatch.delenv(name)
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        return run_driftctl(args, capsys, monkeypatch)
-
-    return driftctl
+    return driftctl_alone(capsys, monkeypatch, "KUBECONFIG")
 
 
 def help_of(*args: str) -> str:
@@ -119,8 +108,8 @@ def test_dry_run_is_answered_with_where_the_dry_run_is(run, spelling: str) -> No
 
     assert ran.code == 2
     assert "Did you mean" not in ran.err
-    assert ran.err.splitlines()[-1] == (
-        "Error: apply has no --dry-run: `driftctl plan` with the same flags is its dry run: it "
+    assert ran.err.splitlines()[0] == (
+        "error: apply has no --dry-run: `driftctl plan` with the same flags is its dry run: it "
         "dry-runs every change on the API server and prints exactly what apply would do "
         "(`-o json` for a machine)"
     )
@@ -137,7 +126,7 @@ def test_unlock_lists_only_the_flags_it_uses() -> None:
 
 def test_the_top_level_help_shows_each_summary_whole() -> None:
     shown = help_of()
-    listed = " ".join(shown.split("Commands:", 1)[1].split("Global flags", 1)[0].split())
+    listed = " ".join(shown.split("\nBasic commands:\n", 1)[1].split("\nOptions:\n", 1)[0].split())
 
     assert "..." not in listed
     for name in COMMANDS:

@@ -101,7 +101,7 @@ def test_validate_takes_its_settings_from_the_environment(
         pytest.param(["--ref", "nope"], 4, "ref 'nope' not found", id="missing-ref"),
         pytest.param(["--path", "../x"], 2, "must be a folder inside", id="escaping-path"),
         pytest.param(["--namespace", "Bad_NS"], 2, "--namespace must be", id="bad-namespace"),
-        pytest.param(["-o", "xml"], 2, "Invalid value", id="bad-output"),
+        pytest.param(["-o", "xml"], 2, "error: --output: 'xml'", id="bad-output"),
     ],
 )
 def test_validate_errors_have_their_exit_code_and_no_traceback(
