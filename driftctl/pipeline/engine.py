@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 
-from driftctl.core.planning.actions import Candidate, DryRunResult, Plan, Preparation
+from driftctl.core.planning.actions import Plan
+from driftctl.core.planning.candidates import Candidate, DryRunResult, Preparation
 from driftctl.core.planning.check import shared_answers
 from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.extra_reads import extra_reads

@@ -29,14 +29,11 @@ from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.core.planning.actions import (
     Action,
-    Candidate,
     Chain,
     Cleanup,
     Confirm,
     Conflict,
     Create,
-    DryRunError,
-    DryRunResult,
     FieldRevert,
     Held,
     Orphan,
@@ -55,6 +52,7 @@ from driftctl.core.planning.actions import (
     is_changing,
     outcome_of,
 )
+from driftctl.core.planning.candidates import Candidate, DryRunError, DryRunResult
 from driftctl.core.planning.events import Done, Event, chain_event, stall_event
 from driftctl.core.planning.from_dry_runs import answered
 from driftctl.core.planning.holding import held_counts

@@ -4,15 +4,8 @@ status); apply's creates are checked by their own answer and a refusal reads as 
 from __future__ import annotations
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import (
-    Cleanup,
-    Create,
-    DryRunError,
-    Refused,
-    Skip,
-    Unchanged,
-    WriteStatus,
-)
+from driftctl.core.planning.actions import Cleanup, Create, Refused, Skip, Unchanged, WriteStatus
+from driftctl.core.planning.candidates import DryRunError
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey

@@ -5,17 +5,8 @@ from __future__ import annotations
 import copy
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import (
-    Candidate,
-    Create,
-    DryRunError,
-    Preparation,
-    Prune,
-    Refused,
-    Replace,
-    Update,
-    bind_owner,
-)
+from driftctl.core.planning.actions import Create, Prune, Refused, Replace, Update, bind_owner
+from driftctl.core.planning.candidates import Candidate, DryRunError, Preparation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
 from driftctl.core.planning.objects import Obj, ObjectKey

@@ -10,14 +10,13 @@ from driftctl.core.planning.actions import (
     Action,
     Cleanup,
     Create,
-    DryRunError,
-    DryRunResult,
     Plan,
     Prune,
     Skip,
     Update,
     changes_of,
 )
+from driftctl.core.planning.candidates import DryRunError, DryRunResult
 from driftctl.core.planning.changes import managers_of
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp

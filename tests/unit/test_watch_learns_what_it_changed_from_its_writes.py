@@ -13,7 +13,8 @@ import copy
 from hypothesis import HealthCheck, given, settings
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Candidate, Update
+from driftctl.core.planning.actions import Update
+from driftctl.core.planning.candidates import Candidate
 from driftctl.core.planning.from_dry_runs import answered, exact_action
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.preparation import prepare

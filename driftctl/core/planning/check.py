@@ -37,11 +37,9 @@ from dataclasses import dataclass
 from driftctl import conventions as c
 from driftctl.core.planning.actions import (
     Action,
-    Candidate,
     Cleanup,
     Confirm,
     Create,
-    DryRunResult,
     Held,
     Orphan,
     Plan,
@@ -55,6 +53,7 @@ from driftctl.core.planning.actions import (
     is_changing,
 )
 from driftctl.core.planning.built_changes import BuiltChange, created_fields, shown
+from driftctl.core.planning.candidates import Candidate, DryRunResult
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.commit_diff import CommitDiff
 from driftctl.core.planning.normalize import comparable, equal

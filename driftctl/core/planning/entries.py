@@ -24,14 +24,8 @@ from dataclasses import dataclass
 
 from driftctl import conventions as c
 from driftctl.core.planning import fights, ignoring, owners
-from driftctl.core.planning.actions import (
-    Candidate,
-    Conflict,
-    Entry,
-    FieldNotes,
-    Skip,
-    Unchanged,
-)
+from driftctl.core.planning.actions import Conflict, Skip, Unchanged
+from driftctl.core.planning.candidates import Candidate, Entry, FieldNotes
 from driftctl.core.planning.changes import Kept
 from driftctl.core.planning.controls import TIMELESS, Situation
 from driftctl.core.planning.guards import is_ours

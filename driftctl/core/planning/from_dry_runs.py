@@ -21,16 +21,13 @@ from driftctl.core.planning import fights
 from driftctl.core.planning.actions import (
     Action,
     Adopt,
-    Candidate,
     Create,
-    DryRunError,
-    DryRunResult,
-    FieldNotes,
     FieldRevert,
     Refused,
     Unchanged,
     Update,
 )
+from driftctl.core.planning.candidates import Candidate, DryRunError, DryRunResult, FieldNotes
 from driftctl.core.planning.changes import FieldChange, field_changes, managers_of, patch_between
 from driftctl.core.planning.normalize import comparable, equal
 from driftctl.core.planning.objects import Obj, ObjectKey

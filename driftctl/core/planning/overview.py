@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftctl.core.planning.actions import (
-    Candidate,
     Cleanup,
     Confirm,
     Conflict,
     Create,
-    Entry,
     Held,
     Orphan,
     Prune,
@@ -37,6 +35,7 @@ from driftctl.core.planning.actions import (
     Unchanged,
     Update,
 )
+from driftctl.core.planning.candidates import Candidate, Entry
 from driftctl.core.planning.controls import Hold, Situation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp

@@ -35,12 +35,9 @@ from collections.abc import Set as AbstractSet
 
 from driftctl.core.planning.actions import (
     Action,
-    Candidate,
     Chain,
     Create,
-    DryRunResult,
     Plan,
-    Preparation,
     Refused,
     Skip,
     Step,
@@ -48,6 +45,7 @@ from driftctl.core.planning.actions import (
     WriteStatus,
     is_changing,
 )
+from driftctl.core.planning.candidates import Candidate, DryRunResult, Preparation
 from driftctl.core.planning.from_dry_runs import RevertAnswer, exact_action
 from driftctl.core.planning.holding import controlled
 from driftctl.core.planning.objects import ObjectKey

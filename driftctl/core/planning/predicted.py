@@ -19,7 +19,8 @@ import json
 from driftctl import conventions as c
 from driftctl.core.planning import field_access, owners
 from driftctl.core.planning import fieldset as fs
-from driftctl.core.planning.actions import Conflict, Create, FieldNotes, Replace, Update
+from driftctl.core.planning.actions import Conflict, Create, Replace, Update
+from driftctl.core.planning.candidates import FieldNotes
 from driftctl.core.planning.changes import field_changes, patch_between
 from driftctl.core.planning.from_dry_runs import annotated
 from driftctl.core.planning.guards import delete_body

@@ -48,14 +48,8 @@ from dataclasses import dataclass, field, replace
 
 from driftctl import conventions as c
 from driftctl.core.planning import owners
-from driftctl.core.planning.actions import (
-    Candidate,
-    Conflict,
-    Entry,
-    Preparation,
-    Replace,
-    Skip,
-)
+from driftctl.core.planning.actions import Conflict, Replace, Skip
+from driftctl.core.planning.candidates import Candidate, Entry, Preparation
 from driftctl.core.planning.controls import (
     TIMELESS,
     AppControls,
