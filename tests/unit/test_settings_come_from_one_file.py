@@ -235,3 +235,13 @@ def test_a_file_of_every_default_builds_the_same_request(command: str, tmp_path:
     path = settings_file(tmp_path, yaml.safe_dump(defaults_of(command)))
 
     assert parsed(command, ["--config", str(path)]) == parsed(command, [])
+
+
+def test_a_key_names_one_setting_of_each_command_that_takes_it() -> None:
+    """`repo` is install's and a run's, `shard-index` watch's and apply's: one file serves
+    both, so no command may take two settings of one name."""
+    for command in REQUESTS:
+        names = [
+            each.name for group in groups_taken_by(command) for each in taken_by(group, command)
+        ]
+        assert len(names) == len(set(names)), command
