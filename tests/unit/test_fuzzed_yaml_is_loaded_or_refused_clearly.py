@@ -103,6 +103,11 @@ def test_yaml_looking_soup_is_loaded_or_refused_with_a_located_reason(text: str)
     text="apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  annotations:\n"
     "    ? '\n\n      '\n    : null\n  name: null\n  namespace: null\n"
 )
+# ...and the same name declared twice (the duplicate's problem printed it across two lines)
+@example(
+    text="apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  name: '\n\n    '\n---\n"
+    "apiVersion: example.com/v1\nkind: WebApp\nmetadata:\n  name: '\n\n    '\n"
+)
 def test_plain_data_dumped_as_yaml_loads_back_as_it_was(text: str) -> None:
     loaded = loaded_and_validated(text.encode())
     expected: list[Any] = [d for d in yaml.safe_load_all(text) if d is not None]
@@ -114,3 +119,4 @@ def test_plain_data_dumped_as_yaml_loads_back_as_it_was(text: str) -> None:
 @given(raw=st.binary(max_size=2048))
 def test_arbitrary_bytes_are_loaded_or_refused_with_a_located_reason(raw: bytes) -> None:
     loaded_and_validated(raw)
+

@@ -271,7 +271,7 @@ def duplicates(documents: Iterable[Document], default_namespace: str) -> Iterato
         first = first_seen.setdefault(identity, document)
         if first is not document:
             where = f"{first.file}:{first.line}"
-            reason = f"{c.object_ref(c.KIND, *identity)} is declared twice: also at {where}"
+            reason = f"{_display(document, default_namespace)} is declared twice: also at {where}"
             yield document.problem(("metadata", "name"), reason)
 
 
