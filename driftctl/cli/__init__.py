@@ -29,7 +29,9 @@ from driftctl.cli.completion import completion
 from driftctl.cli.config import config
 from driftctl.cli.crd import crd
 from driftctl.cli.diff import diff
+from driftctl.cli.doctor import doctor
 from driftctl.cli.global_flags import Group
+from driftctl.cli.history import history
 from driftctl.cli.install import install, uninstall
 from driftctl.cli.plan import plan
 from driftctl.cli.show import show
@@ -55,6 +57,8 @@ __all__ = ["cli", "main", "report_error"]
         watch,
         unlock,
         status,
+        history,
+        doctor,
         show,
         version,
         completion,
