@@ -22,6 +22,7 @@ against a cluster without the rest of the process. Decides nothing.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -103,6 +104,7 @@ class Reconciler:
         self._counts, self._client = memory.counts, memory.client
         self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
         self._warn = warn
+        self._recording = threading.Lock()  # workers record one at a time: no 409 between them
 
     def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
         """The plan of the WebApp at `place`, from its view, carried out as apply does. A
@@ -136,7 +138,8 @@ class Reconciler:
         )
         report = applier.carry_out(plan, planned.live)
         where = history.ref_of(setup.cluster, setup.lock)
-        history.record(kube, where, (plan, report), planned.live.webapps, self._warn)
+        with self._recording:
+            history.record(kube, where, (plan, report), planned.live.webapps, self._warn)
         self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
         return report
 
