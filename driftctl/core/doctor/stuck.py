@@ -89,10 +89,19 @@ def verdicts(
             f"{each.display} is stuck: deleted at {api_time(each.since)} "
             f"({_age(each.since, now)} ago), it still holds {c.FINALIZER}; "
             f"{why(each, instance, seen)}",
-            f"driftctl apply (a run cleans it up), or {RELEASE} --instance {instance}",
+            _fix(seen, instance),
         )
         for each in ours
     ]
+
+
+def _fix(seen: Seen, instance: str) -> str:
+    """What releases a stuck WebApp: a run, once it may; or doctor's release."""
+    release = f"{RELEASE} --instance {instance}"
+    if seen.refused:
+        granted = "grant the run what it may not (see permissions): its next run cleans it up"
+        return f"{granted}; or {release}"
+    return f"driftctl apply (a run cleans it up), or {release}"
 
 
 def why(each: Stuck, instance: str, seen: Seen) -> str:

@@ -23,8 +23,8 @@ from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning.actions import Action, Cleanup, Plan, changes_of, is_changing
-from driftctl.core.planning.objects import Obj, annotations_of, labels_of, metadata
-from driftctl.core.planning.outcomes import ApplyReport, Outcome
+from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, labels_of, metadata
+from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.source.model import Place
 
 PART_BYTES = 64 * 1024  # one line of the ring at most: a record is cut into such parts
@@ -122,14 +122,17 @@ class RunOf:
 
 def record_of(plan: Plan, report: ApplyReport, run: RunOf) -> RunRecord | None:
     """The record of a run (module docstring); None when it wrote nothing."""
-    outcomes = {each.key: each for each in report.outcomes}
+    outcomes: dict[ObjectKey, list[ObjectOutcome]] = {}
+    for each in report.outcomes:  # an object may have two: a cleanup, then a create
+        outcomes.setdefault(each.key, []).append(each)
     acted: dict[Place, list[Action]] = {}
     for action in plan.actions:
         if is_changing(action) and action.key in outcomes:
             acted.setdefault(action.key.place, []).append(action)
     changes = []
     for place, actions in acted.items():
-        found = [outcomes[action.key] for action in actions]
+        keys = dict.fromkeys(action.key for action in actions)
+        found = [outcome for key in keys for outcome in outcomes[key]]
         outcome = _gravest(each.outcome for each in found)
         if outcome is None:
             continue
