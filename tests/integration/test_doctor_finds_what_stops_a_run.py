@@ -74,6 +74,16 @@ class Cluster:
         done = self.driftctl("doctor", *source, "--namespace", APPS, *args, kubeconfig=kubeconfig)
         return Doctored(done.returncode, done.stdout, done.stderr)
 
+    def as_installed_account(self) -> Path:
+        """A kubeconfig with a token of the ServiceAccount `driftctl install` made."""
+        token = self.kubectl("create", "token", "driftctl", "-n", NAMESPACE).strip()
+        config = json.loads(self.plane.kubeconfig.read_text())
+        config["users"] = [{"name": "driftctl", "user": {"token": token}}]
+        config["contexts"][0]["context"]["user"] = "driftctl"
+        account = self.folder / "account.kubeconfig"
+        account.write_text(json.dumps(config))
+        return account
+
     def apply(self, *args: str) -> None:
         done = self.driftctl(
             "apply", "--repo", str(self.repo.path), "--ref", "main", "--path", "apps",
@@ -210,12 +220,7 @@ def test_a_service_account_lacking_one_verb_is_named_with_the_rule_that_grants_i
 
 
 def test_the_callers_own_permissions_are_asked_with_self_reviews(cluster: Cluster) -> None:
-    token = cluster.kubectl("create", "token", "driftctl", "-n", NAMESPACE).strip()
-    config = json.loads(cluster.plane.kubeconfig.read_text())
-    config["users"] = [{"name": "driftctl", "user": {"token": token}}]
-    config["contexts"][0]["context"]["user"] = "driftctl"
-    account = cluster.folder / "account.kubeconfig"
-    account.write_text(json.dumps(config))
+    account = cluster.as_installed_account()
 
     doctored = cluster.doctor("--as-caller", kubeconfig=account)
 
@@ -476,12 +481,7 @@ def test_the_release_refuses_another_instances_webapp_and_one_it_cannot_prove(
 
 def test_pre_asks_what_an_install_needs_of_its_caller(cluster: Cluster) -> None:
     as_admin = cluster.driftctl("doctor", "--pre")
-    token = cluster.kubectl("create", "token", "driftctl", "-n", NAMESPACE).strip()
-    config = json.loads(cluster.plane.kubeconfig.read_text())
-    config["users"] = [{"name": "driftctl", "user": {"token": token}}]
-    config["contexts"][0]["context"]["user"] = "driftctl"
-    account = cluster.folder / "pre.kubeconfig"
-    account.write_text(json.dumps(config))
+    account = cluster.as_installed_account()
     as_account = cluster.driftctl("doctor", "--pre", kubeconfig=account)
 
     assert as_admin.returncode == 0, as_admin.stdout

@@ -215,50 +215,42 @@ def test_a_webapp_is_stuck_once_deleted_longer_than_the_bound() -> None:
     assert [each.display for each in found] == ["WebApp/web/old"]
 
 
-def handmade(webapp: dict[str, Any]) -> dict[str, Any]:
-    webapp["metadata"]["managedFields"] = [{"manager": "kubectl-create", "operation": "Update"}]
+def deleted(*marks: tuple[str, str, object]) -> dict[str, Any]:
+    """A WebApp deleted an hour ago, with each (metadata field, key, value) set (None: the
+    key removed; an empty key: the field replaced)."""
+    webapp = deleting(live_webapp(), datetime.timedelta(hours=1))
+    for name, key, value in marks:
+        where = webapp["metadata"].setdefault(name, {})
+        if not key:
+            webapp["metadata"][name] = value
+        elif value is None:
+            del where[key]
+        else:
+            where[key] = value
     return webapp
 
 
-def other_instance(webapp: dict[str, Any]) -> dict[str, Any]:
-    webapp["metadata"]["labels"][c.INSTANCE_LABEL] = "blue"
-    return webapp
-
-
-def opted_out(webapp: dict[str, Any]) -> dict[str, Any]:
-    webapp["metadata"].setdefault("annotations", {})[c.PRUNE_ANNOTATION] = c.PRUNE_DISABLED
-    return webapp
-
-
-def unlabelled(webapp: dict[str, Any]) -> dict[str, Any]:
-    del webapp["metadata"]["labels"][c.INSTANCE_LABEL]
-    return webapp
+HANDMADE = ("managedFields", "", [{"manager": "kubectl-create", "operation": "Update"}])
 
 
 @pytest.mark.parametrize(
     ("webapp", "refusal"),
     [
-        pytest.param(deleting(live_webapp(), datetime.timedelta(hours=1)), None, id="ours"),
+        pytest.param(deleted(), None, id="ours"),
         pytest.param(
-            other_instance(deleting(live_webapp(), datetime.timedelta(hours=1))),
+            deleted(("labels", c.INSTANCE_LABEL, "blue")),
             "belongs to instance blue",
             id="another-instance",
         ),
         pytest.param(
-            unlabelled(deleting(live_webapp(), datetime.timedelta(hours=1))),
-            "lacks the label",
-            id="no-instance-label",
+            deleted(("labels", c.INSTANCE_LABEL, None)), "lacks the label", id="no-instance-label"
         ),
         pytest.param(
-            opted_out(deleting(live_webapp(), datetime.timedelta(hours=1))),
+            deleted(("annotations", c.PRUNE_ANNOTATION, c.PRUNE_DISABLED)),
             "protected by the annotation",
             id="prune-opt-out",
         ),
-        pytest.param(
-            handmade(deleting(live_webapp(), datetime.timedelta(hours=1))),
-            "driftctl cannot prove it applied it",
-            id="made-by-hand",
-        ),
+        pytest.param(deleted(HANDMADE), "driftctl cannot prove it applied it", id="made-by-hand"),
         pytest.param(live_webapp(), "is not being deleted", id="not-deleting"),
     ],
 )
