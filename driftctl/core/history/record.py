@@ -3,9 +3,10 @@
 Pure. A run's plan and its report say it: each WebApp whose WebApp or Deployment the run
 wrote (created, updated, replaced, pruned, cleaned up, orphaned, marked for removal) gets
 one `Change`: the outcome apply reported (the gravest of its objects'), the fields changed
-(a Deployment's prefixed `Deployment `), whether Git or drift caused it, the revision it
-was at before (its live revision annotation) and the labels it carries, minus driftctl's
-own (what `history -l` matches, after the WebApp itself is gone). What writes nothing (an
+(a Deployment's prefixed `Deployment `; none known for a watch reconcile, which sends no
+dry-run), whether Git or drift caused it, the revision it was at before (its live revision
+annotation) and the labels it carries, minus driftctl's own (what `history -l` matches,
+after the WebApp itself is gone). What writes nothing (an
 unchanged object, a held one, a conflict, a status written alone) is not recorded, so a
 run that changed nothing has no record (`record_of` answers None) and costs no request.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Action, Cleanup, Plan, changes_of, is_changing
+from driftctl.core.planning.actions import Action, Cleanup, Plan, Update, changes_of, is_changing
 from driftctl.core.planning.objects import Obj, ObjectKey, annotations_of, labels_of, metadata
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome
 from driftctl.core.source.model import Place
@@ -137,14 +138,15 @@ def record_of(plan: Plan, report: ApplyReport, run: RunOf) -> RunRecord | None:
         if outcome is None:
             continue
         live = run.webapps.get(place)
+        previous = _previous(live)
         reason = next((each.reason for each in found if each.outcome is Outcome.FAILED), "")
         changes.append(
             Change(
                 f"{place.namespace}/{place.name}",
                 str(outcome),
-                _cause(actions),
+                _cause(actions, previous, plan.revision),
                 _fields(actions),
-                _previous(live),
+                previous,
                 reason[:MAX_REASON],
                 _labels(actions, live),
             )
@@ -159,11 +161,18 @@ def _gravest(outcomes: Iterable[Outcome]) -> Outcome | None:
     return next((each for each in GRAVITY if each in present), None)
 
 
-def _cause(actions: Sequence[Action]) -> str:
+def _cause(actions: Sequence[Action], previous: str, revision: str) -> str:
+    """Cleanup, for a deletion asked for in the cluster; drift, when every field changed
+    was another manager's (or set outside Git), or, where the fields are not known (watch
+    sends no dry-run), when the WebApp was at this revision already; else Git."""
     if any(isinstance(action, Cleanup) for action in actions):
         return Cause.CLEANUP
     changes = [change for action in actions for change in changes_of(action)]
-    drifted = bool(changes) and all(change.managers or change.note for change in changes)
+    if changes:
+        drifted = all(change.managers or change.note for change in changes)
+    else:
+        updates = all(isinstance(action, Update) for action in actions)
+        drifted = updates and bool(previous) and previous == revision
     return Cause.DRIFT if drifted else Cause.GIT
 
 
