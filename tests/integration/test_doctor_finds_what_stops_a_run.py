@@ -219,6 +219,45 @@ def test_a_service_account_lacking_one_verb_is_named_with_the_rule_that_grants_i
     assert cluster.doctor().code == 0
 
 
+def test_a_cronjob_whose_last_job_failed_is_a_warning_that_names_its_logs(
+    cluster: Cluster,
+) -> None:
+    # No CronJob controller runs on the test control plane: its status is written as the
+    # controller writes it after a Job that failed (scheduled, never succeeded).
+    scheduled = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    status = json.dumps({"status": {"lastScheduleTime": scheduled}})
+    cluster.kubectl(
+        "patch", "cronjob", "driftctl", "-n", NAMESPACE, "--subresource=status",
+        "--type=merge", "-p", status,
+    )  # fmt: skip
+
+    doctored = cluster.doctor()
+
+    assert doctored.code == 1
+    assert doctored.lines("install") == [
+        f"warn CronJob {NAMESPACE}/driftctl: the Job scheduled at {scheduled} did not succeed "
+        f"(no Job succeeded yet) | hint: kubectl logs -n {NAMESPACE} -l "
+        "app.kubernetes.io/name=driftctl --tail=20"
+    ]
+    cleared = json.dumps([{"op": "remove", "path": "/status/lastScheduleTime"}])
+    cluster.kubectl(
+        "patch", "cronjob", "driftctl", "-n", NAMESPACE, "--subresource=status",
+        "--type=json", "-p", cleared,
+    )  # fmt: skip
+    assert cluster.doctor().code == 0
+
+
+def test_a_service_account_that_does_not_exist_is_said_once(cluster: Cluster) -> None:
+    doctored = cluster.doctor("--as-serviceaccount", f"{NAMESPACE}:nobody")
+
+    assert doctored.code == 4
+    assert doctored.lines("permissions") == [
+        f"fail ServiceAccount {NAMESPACE}/nobody does not exist: no run can act as it | hint: "
+        "driftctl install --repo URL (--instance NAME for another instance), or "
+        "--as-serviceaccount naming the account the run uses"
+    ]
+
+
 def test_the_callers_own_permissions_are_asked_with_self_reviews(cluster: Cluster) -> None:
     account = cluster.as_installed_account()
 

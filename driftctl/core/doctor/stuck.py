@@ -117,7 +117,8 @@ def why(each: Stuck, instance: str, seen: Seen) -> str:
         elif held:
             reasons.append(f"its Deployment is held by its own finalizers {', '.join(held)}")
     reasons += [f"the run may not {each}" for each in seen.refused]
-    if seen.last_run is None or seen.last_run < each.since:
+    # deletionTimestamp is to the second: a run within that second may be before it.
+    if seen.last_run is None or seen.last_run < each.since + datetime.timedelta(seconds=1):
         last = api_time(seen.last_run) if seen.last_run else "never"
         reasons.append(f"no run took the lock since it was deleted (last: {last})")
     return "; ".join(reasons) or "its cleanup keeps failing: see the WebApp's Events"
