@@ -198,8 +198,8 @@ def _under_lock(
         recording=request.recording,
     )
     report = applier.carry_out(the_plan, live)
-    where = history.ref_of(request.cluster, request.lock)
-    history.record(kube, where, (the_plan, report), live.webapps, listener.warn)
+    keeping = history.keeper(request.cluster, request.lock)
+    history.record(kube, keeping, (the_plan, report), live.webapps, listener.warn)
     if not request.wait.enabled:
         return report, verified
 

@@ -24,7 +24,7 @@ from driftctl.kube_formats import api_time
 from driftctl.pipeline.listener import Notice
 from driftctl.pipeline.runs import open_cluster, utc_now
 from driftctl.settings import Cluster, HistoryRequest, Lock
-from driftctl.shell.history_store import HistoryRef, append, read_ring
+from driftctl.shell.history_store import HistoryRef, Keeper, read_ring
 from driftctl.shell.kube import Kube
 
 
@@ -33,9 +33,15 @@ def ref_of(cluster: Cluster, lock: Lock) -> HistoryRef:
     return HistoryRef(lock.namespace, cluster.instance)
 
 
+def keeper(cluster: Cluster, lock: Lock) -> Keeper:
+    """What records the instance's runs (one per apply; one per watch, for all its
+    reconciles)."""
+    return Keeper(ref_of(cluster, lock))
+
+
 def record(
     kube: Kube,
-    ref: HistoryRef,
+    keeping: Keeper,
     ran: tuple[Plan, ApplyReport],
     webapps: Mapping[Place, Obj],
     warn: Notice,
@@ -46,7 +52,7 @@ def record(
     found = record_of(plan, report, run)
     if found is None:
         return
-    failed = append(kube, ref, lines_of(found))
+    failed = keeping.append(kube, lines_of(found))
     if failed is not None:
         warn(f"history: {failed}; this run's changes are not recorded")
 

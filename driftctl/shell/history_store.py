@@ -63,51 +63,66 @@ def read_ring(kube: Kube, ref: HistoryRef) -> list[str]:
     return in_order(head, slots)
 
 
-def append(kube: Kube, ref: HistoryRef, lines: list[str]) -> str | None:
-    """Add a run's lines to the history; None when kept, else why not."""
-    try:
-        for _ in range(ATTEMPTS):
-            if _appended(kube, ref, lines):
-                return None
-    except DriftctlError as failed:
-        return f"{ref.display} could not be written: {failed.message}"
-    except _Foreign as foreign:
-        return f"ConfigMap {ref.namespace}/{foreign} exists and is not this instance's"
-    return f"{ref.display} kept changing under this run ({ATTEMPTS} tries)"
+class Keeper:
+    """Adds runs' lines to one instance's history, remembering the head it last wrote: a
+    watch records many reconciles under one Lease, each then one request (the head is read
+    again only when another writer moved it: a 409); an apply records once (a read, then a
+    write)."""
+
+    def __init__(self, ref: HistoryRef) -> None:
+        self.ref = ref
+        self._head: _Found | None = None
+
+    def append(self, kube: Kube, lines: list[str]) -> str | None:
+        """Add a run's lines; None when kept, else why not."""
+        ref = self.ref
+        try:
+            for _ in range(ATTEMPTS):
+                if self._appended(kube, lines):
+                    return None
+        except DriftctlError as failed:
+            self._head = None
+            return f"{ref.display} could not be written: {failed.message}"
+        except _Foreign as foreign:
+            return f"ConfigMap {ref.namespace}/{foreign} exists and is not this instance's"
+        return f"{ref.display} kept changing under this run ({ATTEMPTS} tries)"
+
+    def _appended(self, kube: Kube, lines: list[str]) -> bool:
+        """One try: False when another writer wrote the head first (409)."""
+        ref, name = self.ref, head_name(self.ref.instance)
+        head = self._head or _read(kube, ref, name)
+        if head.foreign:
+            raise _Foreign(name)
+        after, sealed = appended(head.segment, lines)
+        for each in sealed:
+            slot = slot_name(ref.instance, each.slot)
+            found = _read(kube, ref, slot)
+            if found.foreign:
+                raise _Foreign(slot)
+            _write(kube, ref, slot, each.segment, found.version)
+        try:
+            version = _write(kube, ref, name, after, head.version)
+        except ApiError as refused:
+            if refused.status == CONFLICT:
+                self._head = None
+                return False
+            raise
+        self._head = _Found(after, version)
+        return True
 
 
 class _Foreign(Exception):
     """A ConfigMap of the ring's names that is not this instance's."""
 
 
-def _appended(kube: Kube, ref: HistoryRef, lines: list[str]) -> bool:
-    """One try: False when another writer wrote the head first (409)."""
-    name = head_name(ref.instance)
-    head = _read(kube, ref, name)
-    if head.foreign:
-        raise _Foreign(name)
-    after, sealed = appended(head.segment, lines)
-    for each in sealed:
-        slot = slot_name(ref.instance, each.slot)
-        found = _read(kube, ref, slot)
-        if found.foreign:
-            raise _Foreign(slot)
-        _write(kube, ref, slot, each.segment, found.version)
-    try:
-        _write(kube, ref, name, after, head.version)
-    except ApiError as refused:
-        if refused.status == CONFLICT:
-            return False
-        raise
-    return True
-
-
-def _write(kube: Kube, ref: HistoryRef, name: str, segment: Segment, version: str | None) -> None:
+def _write(kube: Kube, ref: HistoryRef, name: str, segment: Segment, version: str | None) -> str:
+    """Write one ConfigMap of the ring; its resourceVersion now."""
     body = _config_map(ref, name, segment, version)
     if version is None:
-        kube.send(r.create(r.CONFIGMAP, ref.namespace, body, c.FIELD_MANAGER))
+        answer = kube.send(r.create(r.CONFIGMAP, ref.namespace, body, c.FIELD_MANAGER))
     else:
-        kube.send(r.replace(r.CONFIGMAP, ref.namespace, name, body, c.FIELD_MANAGER))
+        answer = kube.send(r.replace(r.CONFIGMAP, ref.namespace, name, body, c.FIELD_MANAGER))
+    return str((answer.get("metadata") or {}).get("resourceVersion") or "")
 
 
 def _config_map(

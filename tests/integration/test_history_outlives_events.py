@@ -6,8 +6,9 @@ lists each change newest first with its revision, outcome, cause and fields, and
 `git revert` that undoes the newest; the pruned WebApp's entries outlive it; `history`
 lists the runs; `status` shows each WebApp's last change; a run that changes nothing adds
 nothing and writes nothing (its ConfigMaps keep their resourceVersion). A thousand runs'
-records, each written as a run writes it, leave the ring bounded: its SLOTS + 1
-ConfigMaps, each under 1 MiB, the newest runs kept and the oldest dropped.
+records, each written as an apply writes it (a read of the head, then a write), leave the
+ring bounded: its SLOTS + 1 ConfigMaps, each under 1 MiB, the newest runs kept and the
+oldest dropped.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from driftctl.core.history.record import Change, RunRecord, lines_of
 from driftctl.core.history.ring import SEGMENT_BYTES, SLOTS
 from driftctl.pipeline.runs import open_cluster
 from driftctl.settings import Cluster
-from driftctl.shell.history_store import HistoryRef, append
+from driftctl.shell.history_store import HistoryRef, Keeper
 from tests.support.harness import LOCK_NAMESPACE, Harness
 
 pytestmark = pytest.mark.integration
@@ -128,7 +129,7 @@ def test_a_thousand_runs_leave_the_ring_bounded(harness: Harness) -> None:
             f"{run:040x}",
             changes,
         )
-        assert append(kube, ref, lines_of(record)) is None
+        assert Keeper(ref).append(kube, lines_of(record)) is None  # a keeper a run, as apply
 
     maps = history_maps(harness)
     runs = json.loads(harness.driftctl("history", "-o", "json").out)["runs"]

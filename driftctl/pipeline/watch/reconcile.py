@@ -105,6 +105,7 @@ class Reconciler:
         self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
         self._warn = warn
         self._recording = threading.Lock()  # workers record one at a time: no 409 between them
+        self._history = history.keeper(setup.cluster, setup.lock)  # the head it wrote last
 
     def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
         """The plan of the WebApp at `place`, from its view, carried out as apply does. A
@@ -137,9 +138,9 @@ class Reconciler:
             recording=setup.recording,
         )
         report = applier.carry_out(plan, planned.live)
-        where = history.ref_of(setup.cluster, setup.lock)
         with self._recording:
-            history.record(kube, where, (plan, report), planned.live.webapps, self._warn)
+            ran = (plan, report)
+            history.record(kube, self._history, ran, planned.live.webapps, self._warn)
         self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
         return report
 
