@@ -20,6 +20,7 @@ from driftctl.core.doctor import stuck as s
 from driftctl.core.doctor.findings import Finding, fail, ok, warn
 from driftctl.core.installation import Names
 from driftctl.core.planning.objects import key_of
+from driftctl.durations import seconds_text
 from driftctl.errors import Declined, DriftctlError
 from driftctl.pipeline.doctor import cluster as checks
 from driftctl.pipeline.doctor import local
@@ -109,9 +110,8 @@ def release(request: DoctorRequest, notice: Notice, confirm: Confirm | None) -> 
     decided = [s.release(each.webapp, cluster.instance, cluster.field_manager) for each in found]
     going = [each for each in decided if each.patch is not None]
     if not found:
-        return [
-            ok(s.CHECK, f"no WebApp is stuck in deletion (over {request.doctor.stuck_after:g}s)")
-        ]
+        over = seconds_text(request.doctor.stuck_after)
+        return [ok(s.CHECK, f"no WebApp was deleted over {over} ago and still holds the finalizer")]
     if going and confirm is not None and not confirm([each.display for each in going]):
         raise Declined("nothing was released: the answer was no")
     deleter = Deleter(kube, cluster.field_manager)
