@@ -79,6 +79,13 @@ def notified_name(instance: str, shard: int | None = None) -> str:
     return f"{lease_name(instance, shard)}-notified"
 
 
+def history_name(instance: str) -> str:
+    """The head of the ConfigMaps keeping what this instance's runs applied:
+    `driftctl-<instance>-history` (its sealed segments add `-<slot>`), beside the run
+    lock's Lease; shards of one instance share it."""
+    return f"{lease_name(instance)}-history"
+
+
 METRICS_JOB: Final = "driftctl"  # the Pushgateway grouping key's job
 GIT_TOKEN_ENV: Final = "DRIFTCTL_GIT_TOKEN"  # a token for an https:// repository
 

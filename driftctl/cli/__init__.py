@@ -32,7 +32,9 @@ from driftctl.cli.completion import completion
 from driftctl.cli.config import config
 from driftctl.cli.crd import crd
 from driftctl.cli.diff import diff
+from driftctl.cli.doctor import doctor
 from driftctl.cli.global_flags import Group
+from driftctl.cli.history import history
 from driftctl.cli.install import install, uninstall
 from driftctl.cli.options import named
 from driftctl.cli.plan import plan
@@ -58,7 +60,7 @@ __all__ = ["SECTIONS", "cli", "main", "report_error"]
 # docs/reference/commands/index.md and of README.md's "Commands".
 SECTIONS = (
     ("Basic commands", ("plan", "apply", "status")),
-    ("Running in a cluster", ("install", "uninstall", "watch", "unlock")),
+    ("Running in a cluster", ("install", "uninstall", "watch", "unlock", "history", "doctor")),
     ("Offline (no cluster needed)", ("validate", "diff", "check", "crd", "show")),
     ("Settings", ("config",)),
     ("Other commands", ("completion", "version")),
@@ -77,6 +79,8 @@ SECTIONS = (
         watch,
         unlock,
         status,
+        history,
+        doctor,
         show,
         version,
         completion,

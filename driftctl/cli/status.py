@@ -31,17 +31,24 @@ def status(*, request: StatusRequest, output: str) -> None:
     `conflict`), `not in Git` (pruned by the next apply, unless something keeps it),
     `conflict` (its Deployment carries this instance's label but its WebApp does not
     control it) or `deleting`; whether it is ready, its available replicas of the desired,
-    and the Git revision it was last applied at. Then who holds the run lock, and when the
-    last run took it. Reads only the instance's two LISTs and its Lease, the cheapest read
-    of a plan: it sends no dry-run, so `drifted` is what plan's local check cannot clear
-    (plan and its dry-runs say exactly what differs). Writes nothing. Exit 0; 2/3/4 on
-    errors.
+    the Git revision it was last applied at, and its last change the instance's history
+    records (`driftctl history NAME` lists them all). Then who holds the run lock, and when
+    the last run took it. Reads only the instance's two LISTs, its Lease and its history's
+    ConfigMaps, the cheapest read of a plan: it sends no dry-run, so `drifted` is what
+    plan's local check cannot clear (plan and its dry-runs say exactly what differs).
+    Writes nothing. Exit 0; 2/3/4 on errors.
     """
     from driftctl.pipeline import everyday
     from driftctl.render import overview
 
-    found, held = everyday.status(request, environ=os.environ, notice=TextLog(style()).retry)
+    log = TextLog(style())
+    found = everyday.status(request, environ=os.environ, notice=log.retry)
+    if found.unread:
+        log.warn(f"history: {found.unread}; no last change is shown")
+    changes = overview.Changes(found.changes, found.now)
     if output == "text":
-        click.echo(overview.status_text(found, held, style()), nl=False)
+        click.echo(overview.status_text(found.status, found.lock, style(), changes), nl=False)
     else:
-        click.echo(as_format(overview.status_json(found, held), output), nl=False)
+        click.echo(
+            as_format(overview.status_json(found.status, found.lock, changes), output), nl=False
+        )

@@ -1,7 +1,8 @@
 """The `apply` command's flow (the batch job), and `unlock`.
 
 `apply` takes the run lock first, then plans (or, with `--plan`, checks a saved plan:
-pipeline.saved_plan) and carries the plan out, and when the run ends (however it ends)
+pipeline.saved_plan) and carries the plan out, records what it wrote in the instance's
+history (pipeline.history), and when the run ends (however it ends)
 pushes its metrics to the Pushgateway, if one is given; with receivers to notify
 (pipeline.notify), it then tells them what is new, once (a digest, alerts, the commit's
 status). With `--wait`, the rollouts of the WebApps it changed are followed to their end
@@ -27,7 +28,7 @@ from driftctl.core.planning.outcomes import ApplyReport
 from driftctl.core.planning.saved_plan import SavedPlan
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.errors import Declined, DriftctlError, ExitCode, LockHeld, UsageError
-from driftctl.pipeline import saved_plan, trust
+from driftctl.pipeline import history, saved_plan, trust
 from driftctl.pipeline.engine import Goal, make_plan
 from driftctl.pipeline.listener import Listener, Notice
 from driftctl.pipeline.notify import Teller
@@ -197,6 +198,8 @@ def _under_lock(
         recording=request.recording,
     )
     report = applier.carry_out(the_plan, live)
+    keeping = history.keeper(request.cluster, request.lock)
+    history.record(kube, keeping, (the_plan, report), live.webapps, listener.warn)
     if not request.wait.enabled:
         return report, verified
 

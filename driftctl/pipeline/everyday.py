@@ -1,23 +1,26 @@
 """The everyday commands' flows: status, version, show (a saved plan).
 
 `status` reads Git and what a plan's first step reads of the cluster (the instance's two
-LISTs) plus its Lease: no dry-run, no extra read, no write; the core decides each WebApp's
-standing (core.planning.overview) at the time the Lease was read, with the suspension it
-states, as a plan decides it. `version` asks the API server its build and reads the
-WebApp CRD, unless only the client's is asked for. `show` reads a saved-plan file. Each
-decides nothing and prints nothing.
+LISTs) plus its Lease and its history (each WebApp's last change): no dry-run, no write;
+the core decides each WebApp's standing (core.planning.overview) at the time the Lease
+was read, with the suspension it states, as a plan decides it. `version` asks the API
+server its build and reads the WebApp CRD, unless only the client's is asked for. `show`
+reads a saved-plan file. Each decides nothing and prints nothing.
 """
 
 from __future__ import annotations
 
+import datetime
 import platform
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from driftctl import __version__
 from driftctl.core.api import requests as r
 from driftctl.core.api.lease import LockState, lock_state
+from driftctl.core.history.query import Entry
 from driftctl.core.planning.controls import Situation
 from driftctl.core.planning.overview import (
     CrdState,
@@ -28,6 +31,9 @@ from driftctl.core.planning.overview import (
 )
 from driftctl.core.planning.saved_plan import SavedPlan, parse_saved_plan
 from driftctl.core.source.crd import webapp_crd
+from driftctl.core.source.model import Place
+from driftctl.pipeline.history import last_changes
+from driftctl.pipeline.history import ref_of as history_ref
 from driftctl.pipeline.offline import load_desired
 from driftctl.pipeline.runs import Notice, in_scope, lease_of, open_cluster, utc_now
 from driftctl.settings import Cluster, StatusRequest
@@ -36,11 +42,21 @@ from driftctl.shell.lock import read_lease
 from driftctl.shell.plan_file import read_plan_file
 
 
-def status(
-    request: StatusRequest, *, environ: Mapping[str, str], notice: Notice
-) -> tuple[InstanceStatus, LockState]:
-    """The `status` command: the instance's WebApps against Git, from its LISTs, and its run
-    lock, from its Lease."""
+@dataclass(frozen=True)
+class Standing:
+    """What `status` found: the WebApps, the run lock, each WebApp's last change recorded
+    (`unread`: why the history could not be read, or ""), and when."""
+
+    status: InstanceStatus
+    lock: LockState
+    changes: Mapping[Place, Entry]
+    unread: str
+    now: datetime.datetime
+
+
+def status(request: StatusRequest, *, environ: Mapping[str, str], notice: Notice) -> Standing:
+    """The `status` command: the instance's WebApps against Git, from its LISTs, its run
+    lock, from its Lease, and each WebApp's last change, from its history."""
     source, cluster, lock, drift = request.source, request.cluster, request.lock, request.drift
     desired = in_scope(load_desired(source, environ), cluster)
     kube = open_cluster(cluster, notice)
@@ -56,7 +72,10 @@ def status(
         drift=drift,
         situation=Situation.of(now, lease, ref.display),
     )
-    return found, lock_state(lease, ref, now)
+    changes = last_changes(kube, history_ref(cluster, lock))
+    unread = changes if isinstance(changes, str) else ""
+    last = {} if isinstance(changes, str) else changes
+    return Standing(found, lock_state(lease, ref, now), last, unread, now)
 
 
 ClientVersion = tuple[str, str]

@@ -8,7 +8,8 @@ status:
     summary    {sync: count} for each of in sync, held, drifted, missing, not in Git,
                conflict, deleting
     webapps    one per WebApp: namespace, name, sync, revision, ready, available, replicas,
-               held (what holds it, or null)
+               held (what holds it, or null), lastChange (its last change the history
+               records, as `history -o json` writes an entry, or null)
 version:
     client     {driftctl, python}
     server     {gitVersion, platform} or null (--client)
@@ -19,12 +20,17 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.api.lease import LockState
+from driftctl.core.history.query import Entry
 from driftctl.core.planning.overview import CrdState, InstanceStatus, Row, Sync
+from driftctl.core.source.model import Place
 from driftctl.kube_formats import api_time
+from driftctl.render.history import entry_json, last_change_cell
 from driftctl.render.style import Style
 
 _SYNC_COLOURS = {
@@ -36,18 +42,33 @@ _SYNC_COLOURS = {
     Sync.CONFLICT: "red",
     Sync.DELETING: "cyan",
 }
-_HEADER = ("NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION")
+_HEADER = ("NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION", "LAST CHANGE")
 
 
-def status_text(status: InstanceStatus, lock: LockState, style: Style | None = None) -> str:
+@dataclass(frozen=True)
+class Changes:
+    """Each WebApp's last change the instance's history records, and the time of the read
+    (how long ago each was)."""
+
+    last: Mapping[Place, Entry] = field(default_factory=dict)
+    now: datetime.datetime | None = None
+
+
+def status_text(
+    status: InstanceStatus,
+    lock: LockState,
+    style: Style | None = None,
+    changes: Changes | None = None,
+) -> str:
     """The instance's revision and lock, then one row per WebApp, then a summary line."""
     style = style or Style()
+    changes = changes or Changes()
     lines = [
         f"Instance {status.instance}: Git {status.source} at {_short(status.revision)}",
         f"Lock: {_lock_text(lock)}",
         "",
     ]
-    table = [_HEADER, *(_cells(row) for row in status.rows)]
+    table = [_HEADER, *(_cells(row, changes) for row in status.rows)]
     widths = [max(len(cells[i]) for cells in table) for i in range(len(_HEADER))]
     for index, cells in enumerate(table):
         padded = [cell.ljust(width) for cell, width in zip(cells, widths, strict=True)]
@@ -66,7 +87,7 @@ def status_text(status: InstanceStatus, lock: LockState, style: Style | None = N
     return "\n".join(lines) + "\n"
 
 
-def _cells(row: Row) -> tuple[str, ...]:
+def _cells(row: Row, changes: Changes) -> tuple[str, ...]:
     ready = "-" if row.ready is None else ("yes" if row.ready else "no")
     available = "-" if row.available is None else f"{row.available}/{row.replicas or 0}"
     return (
@@ -76,7 +97,13 @@ def _cells(row: Row) -> tuple[str, ...]:
         ready,
         available,
         _short(row.revision) or "-",
+        _last(row.place, changes),
     )
+
+
+def _last(place: Place, changes: Changes) -> str:
+    entry = changes.last.get(place)
+    return last_change_cell(entry, changes.now) if changes.now else "-"
 
 
 def _short(revision: str) -> str:
@@ -97,8 +124,9 @@ def _lock_text(lock: LockState) -> str:
     return f"{lock.lease} is held by {lock.holder}{until}{last}"
 
 
-def status_json(status: InstanceStatus, lock: LockState) -> str:
+def status_json(status: InstanceStatus, lock: LockState, changes: Changes | None = None) -> str:
     """The status as stable JSON (keys in the module docstring)."""
+    last = (changes or Changes()).last
     document = {
         "instance": status.instance,
         "source": status.source,
@@ -121,6 +149,7 @@ def status_json(status: InstanceStatus, lock: LockState) -> str:
                 "available": row.available,
                 "replicas": row.replicas,
                 "held": row.held or None,
+                "lastChange": entry_json(last[row.place]) if row.place in last else None,
             }
             for row in status.rows
         ],

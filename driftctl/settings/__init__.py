@@ -2,13 +2,13 @@
 
 Each module holds one group of settings, named for its flags' heading in `--help`
 (`source`, `cluster`, `policy`, `drift`, `verify`, `notify`, `watch`, `check`, `selection`,
-`run`, `outputs`, `install`); `declare` says what a declaration is and `kinds` how each
-kind of value is read and written; `requests` puts the groups together, one request per
-command; `file` reads a `--config` file and `recorded` the settings a saved plan records.
-The command line makes its options from the declarations and builds the values; nothing
-below it parses a flag again. A value that cannot work raises UsageError here, before Git
-or the cluster is touched. Pure: no click, no environment, no files; below the core (an
-import contract holds it).
+`run`, `outputs`, `install`, `doctor`, `history`); `declare` says what a declaration is and
+`kinds` how each kind of value is read and written; `requests` puts the groups together,
+one request per command; `file` reads a `--config` file and `recorded` the settings a
+saved plan records. The command line makes its options from the declarations and builds
+the values; nothing below it parses a flag again. A value that cannot work raises
+UsageError here, before Git or the cluster is touched. Pure: no click, no environment, no
+files; below the core (an import contract holds it).
 """
 
 from driftctl.settings.check import DEFAULT_MAX_BYTES, FAIL_ON, Check, Refs
@@ -23,7 +23,9 @@ from driftctl.settings.cluster import (
     instance_problem,
     namespace_list,
 )
+from driftctl.settings.doctor import Doctor
 from driftctl.settings.drift import DEFAULT_OVERRIDE_MANAGERS, NO_MANAGER, Drift
+from driftctl.settings.history import HistoryRange
 from driftctl.settings.install import DryRun, Install, Removal
 from driftctl.settings.notify import GITHUB_API, NOTIFY_ON, Forge, Notify, Webhook
 from driftctl.settings.outputs import Listing, Logging, PlanOutputs
@@ -33,6 +35,8 @@ from driftctl.settings.requests import (
     CheckRequest,
     CrdRequest,
     DiffRequest,
+    DoctorRequest,
+    HistoryRequest,
     InstallRequest,
     PlanRequest,
     ShowRequest,
@@ -83,10 +87,14 @@ __all__ = [
     "Cluster",
     "CrdRequest",
     "DiffRequest",
+    "Doctor",
+    "DoctorRequest",
     "Drift",
     "DryRun",
     "Forge",
     "GitAuth",
+    "HistoryRange",
+    "HistoryRequest",
     "Install",
     "InstallRequest",
     "Listing",

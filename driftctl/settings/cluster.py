@@ -136,7 +136,7 @@ class Cluster:
 class Lock:
     """The run lock: a Lease driftctl-<instance> in one namespace wherever a run runs."""
 
-    GROUP: ClassVar = Group("Lock flags", PLANNING | {"unlock", "status"})
+    GROUP: ClassVar = Group("Lock flags", PLANNING | {"unlock", "status", "doctor", "history"})
 
     namespace: str = setting(
         "lock-namespace",
@@ -158,7 +158,7 @@ class Lock:
 class Shard:
     """Shard `index` of `count`: this process plans, applies and prunes only its WebApps."""
 
-    GROUP: ClassVar = Group("Shard flags", frozenset({"plan", "apply", "unlock"}))
+    GROUP: ClassVar = Group("Shard flags", frozenset({"plan", "apply", "unlock", "doctor"}))
 
     count: int = setting(
         "shard-count",

@@ -29,9 +29,9 @@ _SETTING = "driftctl.setting"
 
 # The commands, by what they do with a cluster.
 PLANNING = frozenset({"plan", "apply", "check", "watch"})  # plan what apply would do
-READING = PLANNING | {"status", "version"}  # read the instance's objects
-CONNECTING = READING | {"unlock", "install", "uninstall"}  # reach the cluster at all
-SOURCED = frozenset({"validate", "diff", "plan", "apply", "check", "watch", "status"})
+READING = PLANNING | {"status", "version", "doctor"}  # read the instance's objects
+CONNECTING = READING | {"unlock", "install", "uninstall", "history"}  # reach the cluster at all
+SOURCED = frozenset({"validate", "diff", "plan", "apply", "check", "watch", "status", "doctor"})
 
 
 @dataclass(frozen=True)

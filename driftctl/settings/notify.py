@@ -34,7 +34,7 @@ DEFAULT_NOTIFY_BYTES = 16_384  # a digest's bound; Slack cuts a message's text a
 MIN_NOTIFY_BYTES = 2_048
 GITHUB_API = "https://api.github.com"
 _GITHUB_REPO = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
-_APPLYING = frozenset({"apply", "watch"})
+_TOLD = frozenset({"apply", "watch", "doctor"})  # doctor checks the receivers a run tells
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def _gitlab_project(text: str) -> str | None:
 class Notify:
     """Whom a run tells, about what, how often, and how long it may try (module docstring)."""
 
-    GROUP: ClassVar = Group("Notification flags", _APPLYING)
+    GROUP: ClassVar = Group("Notification flags", _TOLD)
 
     on: tuple[str, ...] = setting(
         "notify-on",

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from driftctl.settings.check import Check, Refs
 from driftctl.settings.cluster import WHOLE, Cluster, Lock, Shard
 from driftctl.settings.declare import Grouped, every_group, groups_of, taken_by
+from driftctl.settings.doctor import PLAIN_DOCTOR, Doctor
 from driftctl.settings.drift import Drift
+from driftctl.settings.history import ALL_OF_IT, HistoryRange
 from driftctl.settings.install import DryRun, Install, Removal
 from driftctl.settings.notify import Notify
 from driftctl.settings.outputs import CrdOptions, Listing, Logging, PlanOutputs, VersionOptions
@@ -138,6 +140,31 @@ class StatusRequest:
 
 
 @dataclass(frozen=True)
+class DoctorRequest:
+    """`doctor`: what stops the run these settings configure (the same settings as a run's),
+    or (--release-finalizers) its stuck WebApps released."""
+
+    doctor: Doctor = PLAIN_DOCTOR
+    source: Source = field(default_factory=Source)
+    cluster: Cluster = field(default_factory=Cluster)
+    shard: Shard = WHOLE
+    lock: Lock = field(default_factory=Lock)
+    verify: Verify = NO_VERIFY
+    notify: Notify = field(default_factory=Notify)
+    run: ApplyRun = field(default_factory=ApplyRun)
+
+
+@dataclass(frozen=True)
+class HistoryRequest:
+    """`history`: what the instance's runs applied, newest first, from its record."""
+
+    selection: Selection = EVERYTHING
+    period: HistoryRange = ALL_OF_IT
+    cluster: Cluster = field(default_factory=Cluster)
+    lock: Lock = field(default_factory=Lock)
+
+
+@dataclass(frozen=True)
 class ShowRequest:
     """`show FILE`: a saved plan, as plan printed it."""
 
@@ -180,6 +207,8 @@ REQUESTS = {
     "watch": WatchRequest,
     "unlock": UnlockRequest,
     "status": StatusRequest,
+    "doctor": DoctorRequest,
+    "history": HistoryRequest,
     "show": ShowRequest,
     "version": VersionRequest,
     "install": InstallRequest,

@@ -98,8 +98,12 @@ class ApplyRun:
         Switch(),
         False,
         short="-y",
+        commands=frozenset({"apply", "doctor"}),
         help="Do not ask before pruning or replacing, on a terminal (nothing is asked in a "
         "pipe, a Pod or a JSON log).",
+        help_for={
+            "doctor": "With --release-finalizers: release without asking (needed off a terminal)."
+        },
     )
     allow_dirty: bool = setting(
         "allow-dirty",

@@ -43,7 +43,7 @@ def _requirement_text(requirement: Requirement) -> str:
 class Selection:
     """Which WebApps a run acts on (module docstring)."""
 
-    GROUP: ClassVar = Group("Selection", frozenset({"plan", "apply"}))
+    GROUP: ClassVar = Group("Selection", frozenset({"plan", "apply", "history"}))
 
     names: tuple[str, ...] = setting(
         "names",
@@ -54,6 +54,7 @@ class Selection:
         in_file=False,
         metavar="[NAME]...",
         help="WebApps by name, or namespace/name.",
+        help_for={"history": "WebApps by name, or namespace/name: their entries (default: runs)."},
     )
     requirements: tuple[Requirement, ...] = setting(
         "selector",
@@ -64,6 +65,10 @@ class Selection:
         show_default=False,
         help="Act only on the WebApps whose labels match, as kubectl's -l (team=web, "
         "env in (prod,staging), !legacy); prunes too. Instead of NAME...",
+        help_for={
+            "history": "Only the entries of WebApps whose labels (as applied) match, as "
+            "kubectl's -l. Instead of NAME..."
+        },
     )
 
     def __post_init__(self) -> None:

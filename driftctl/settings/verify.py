@@ -27,7 +27,7 @@ TRUST_FAILURES = ("unsigned", "untrusted")  # the --fail-on names that need --ve
 class Verify:
     """Which commits must be signed by a trusted key, and by which keys (paths only)."""
 
-    GROUP: ClassVar = Group("Verify flags", PLANNING)
+    GROUP: ClassVar = Group("Verify flags", PLANNING | {"doctor"})
 
     mode: str = setting(
         "verify",

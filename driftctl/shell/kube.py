@@ -151,6 +151,12 @@ def _context_names(path: Path) -> list[str]:
     return [str(each.get("name")) for each in contexts or [] if isinstance(each, dict)]
 
 
+def in_pod(kubeconfig: str | None, context: str | None) -> bool:
+    """Whether `connect` would use the Pod's ServiceAccount (no kubeconfig given or found,
+    in a Pod): then the account a run uses is the caller's own."""
+    return kubeconfig is None and context is None and _in_cluster()
+
+
 def _in_cluster() -> bool:
     no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(
         os.path.expanduser("~/.kube/config")
@@ -181,6 +187,11 @@ class Kube:
         self._jitter = jitter
         self.sent: Counter[str] = Counter()
         self.reached = False  # whether the API server answered anything yet
+
+    @property
+    def host(self) -> str:
+        """The API server's URL, as the kubeconfig (or the Pod) names it."""
+        return str(self._api.configuration.host)
 
     def bounded(self, seconds: float) -> Kube:
         """This client with at most `seconds` left for its retries (a Lease renewal must end

@@ -3,7 +3,9 @@ the controller around it: no Lease renewer, no informers, no queue. Built from a
 the live objects (what the informers would hold) and a client, it puts a hand-scaled
 Deployment back and sends exactly what that takes, as the API server itself counts it
 (/metrics): the apply, no dry-run before it, no autoscaler LIST (the census knows them);
-a WebApp that did not drift costs nothing, and the focus keeps it off the drifted one.
+a WebApp that did not drift costs nothing, and the focus keeps it off the drifted one. The
+reconcile that wrote records itself in the instance's history: its first record reads the
+head, then writes it (later ones only write: the worker keeps the head it wrote).
 
 And with the watch's memory (pipeline.watch.feed), its events stopped after the first
 LISTs: a second reconcile of the same WebApp before the events of the first one's writes
@@ -39,6 +41,7 @@ from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 
 OBJECTS = ("webapps", "deployments", "events", "horizontalpodautoscalers")
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
+FIRST_RECORD = 2  # a reconcile that wrote records it: the history's head read, then written
 
 
 def sent(before: Requests, after: Requests) -> int:
@@ -119,7 +122,7 @@ def test_one_webapp_is_put_back_with_exactly_the_requests_it_takes(
         "webapps/status APPLY": 1,  # the Deployment's new generation is not observed yet
         "events POST": 1,
     }
-    assert sent(between, after) == 3
+    assert sent(between, after) == 3 + FIRST_RECORD
 
 
 def test_a_second_reconcile_before_the_events_come_back_reads_the_first_ones_writes(
@@ -158,7 +161,8 @@ def test_a_second_reconcile_before_the_events_come_back_reads_the_first_ones_wri
 
     outcomes = {each.key: each.outcome for each in corrected.outcomes}
     assert outcomes[ObjectKey("Deployment", *shop)] is Outcome.CONFIGURED, corrected.outcomes
-    assert sent(before, between) == 3  # the apply, the WebApp's status, one Event
+    # the apply, the WebApp's status, one Event, and its record in the history
+    assert sent(before, between) == 3 + FIRST_RECORD
     assert feed.view(shop).deployments[shop]["spec"]["replicas"] == 2
     assert [each.outcome for each in again.outcomes] == [Outcome.UNCHANGED] * 2
     assert sent(between, after) == 0

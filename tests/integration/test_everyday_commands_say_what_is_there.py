@@ -1,9 +1,10 @@
 """The everyday commands on the real control plane: status, version, show, -q and -v.
 
-`status` reads the instance's two LISTs and its Lease and nothing else (the API server's
-own counters say so), and tells each WebApp's standing: in sync, drifted (a person scaled
-it), missing (declared, absent), not in Git (declared no more), held (a suspension holds
-it, with or without an end: the controls are decided at the time status reads the Lease).
+`status` reads the instance's two LISTs, its Lease and its history's head and nothing else
+(the API server's own counters say so), and tells each WebApp's standing and last change:
+in sync, drifted (a person scaled it), missing (declared, absent), not in Git (declared no
+more), held (a suspension holds it, with or without an end: the controls are decided at
+the time status reads the Lease).
 `version` names the API server's build and whether the cluster's CRD is this driftctl's.
 `show` prints a saved plan as `plan` printed it.
 """
@@ -41,8 +42,8 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
 
     assert ran.code == 0, ran.err
     # Of every client, on WebApps and Deployments: one LIST each, nothing else; and of
-    # driftctl (the only ServiceAccount client here), four requests: those, the Lease and
-    # its read of the installed CRD.
+    # driftctl (the only ServiceAccount client here), five requests: those, the Lease, its
+    # read of the installed CRD and of its history's head (one run: no segment sealed).
     assert (
         {series[:3]: n for series, n in delta(before, after, READ).items()}
         == {
@@ -56,7 +57,7 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
             if series[2] == "PUT"
         }
     )
-    assert after.service_accounts - before.service_accounts == 4
+    assert after.service_accounts - before.service_accounts == 5
     found = json.loads(ran.out)
     rows = {row["name"]: (row["sync"], row["ready"], row["revision"]) for row in found["webapps"]}
     assert rows == {
@@ -72,8 +73,10 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
     assert found["lock"]["holder"] is None
     assert found["lock"]["lastRun"] is not None
     assert text.out.splitlines()[3].split() == [
-        "NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION",
+        "NAMESPACE", "NAME", "SYNC", "READY", "AVAILABLE", "REVISION", "LAST", "CHANGE",
     ]  # fmt: skip
+    last = {row["name"]: (row["lastChange"] or {}).get("outcome") for row in found["webapps"]}
+    assert last == {"a": "created", "b": "created", "c": "created", "d": None}
     assert text.out.splitlines()[-1] == "Status: 1 in sync, 1 drifted, 1 not in Git, 1 missing"
 
 

@@ -2,14 +2,16 @@
 
 - a no-drift plan is one read of the installed CRD, the LIST pages and one read of the
   instance's Lease (a suspension of the instance is set there), nothing else;
-- a no-drift apply writes only its Lease;
+- a no-drift apply writes only its Lease (and records no history);
 - so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
   a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
   writes the status it found, Ready; nothing more is read or written after that;
 - a 1% drift apply writes only the drifted object (its apply, its dry-run, its WebApp's
-  status, one Event); its replicas moved, so it reads the autoscalers once (one LIST);
+  status, one Event) and its record in the instance's history (the head read, then
+  written); its replicas moved, so it reads the autoscalers once (one LIST);
 - a cold apply sends at most 3 writes per WebApp (WebApp, Deployment, status: no dry-run,
-  the create answers for it) plus Events within --max-events and one summary Event; Git
+  the create answers for it) plus Events within --max-events and one summary Event, and
+  its record in the history; Git
   adds names to one namespace, so it lists that namespace once for objects of other owners
   (one LIST of WebApps, one of Deployments) before it creates anything.
 
@@ -79,6 +81,7 @@ CRD = 1  # every run reads the installed WebApp CRD once (what its status may ho
 AUTOSCALERS = 1  # one LIST of the HorizontalPodAutoscalers, when replicas moved
 OTHER_OWNERS = 2  # one LIST of WebApps and one of Deployments not the instance's, in a namespace
 RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
+HISTORY = 2  # a run that wrote something records it: its history's head read, then written
 
 
 def crd_reads(before: Requests, after: Requests) -> int:
@@ -181,7 +184,7 @@ def test_a_one_percent_drift_apply_writes_only_the_drifted_object(
         "webapps/status APPLY": 1,  # the Deployment's new generation is not observed yet
         "events POST": 1,
     }
-    assert sent(before, after) == CRD + 2 + AUTOSCALERS + 4 + LEASE
+    assert sent(before, after) == CRD + 2 + AUTOSCALERS + 4 + LEASE + HISTORY
 
 
 def test_a_cold_apply_sends_three_writes_per_webapp_and_events_within_the_cap(
@@ -204,7 +207,7 @@ def test_a_cold_apply_sends_three_writes_per_webapp_and_events_within_the_cap(
         "webapps/status APPLY": N,
         "events POST": MAX_EVENTS + 1,  # the summary Event counts the other 40
     }
-    lease = sent(before, after) - (CRD + 2 + OTHER_OWNERS + 3 * N + MAX_EVENTS + 1)
+    lease = sent(before, after) - (CRD + 2 + OTHER_OWNERS + 3 * N + MAX_EVENTS + 1 + HISTORY)
     assert LEASE <= lease <= LEASE + renewals
     # What plan printed (after its dry-runs) is what apply did (without them).
     actions = {_key(o): o["action"] for o in json.loads(planned.out)["objects"]}

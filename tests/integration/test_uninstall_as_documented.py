@@ -4,11 +4,12 @@ control plane needs).
 
 driftctl is installed with `kubectl apply -k cronjob/` and has applied two WebApps (as its
 ServiceAccount), so they carry its cleanup finalizer. Then, as the page says: stop the
-CronJob, release the finalizers (cronjob/release-finalizers.sh), and either keep the
-applications (`kubectl delete -k cronjob/ --ignore-not-found`: the WebApps and Deployments
-stay, without the finalizer, so deleting one later does not hang), or delete them too
-(WebApps first, whose Deployments the garbage collector deletes through their
-ownerReference, then driftctl, then the CRD). Nothing is left Terminating.
+CronJob, and either keep the applications (`kubectl delete -k cronjob/ --ignore-not-found`:
+the WebApps and Deployments stay and run on; one deleted later waits for its finalizer
+until `driftctl doctor --release-finalizers` releases it), or delete them too (the WebApps
+first, released by `driftctl doctor --release-finalizers`, their Deployments deleted by the
+garbage collector through their ownerReference, then driftctl, then the CRD). Nothing is
+left Terminating.
 """
 
 from __future__ import annotations
@@ -89,17 +90,21 @@ def driftctl_apply(
     )  # fmt: skip
 
 
-def stop_the_cronjob_and_release_finalizers(kubectl: Kubectl) -> str:
-    """Steps 1 and 2 of the documented uninstall; what the script printed."""
+def stop_the_cronjob(kubectl: Kubectl) -> None:
+    """Step 1 of the documented uninstall."""
     kubectl("delete", "cronjob", "driftctl", "-n", NAMESPACE, "--cascade=foreground")
-    env = {"KUBECTL": kubectl.argv[0], "KUBECONFIG": str(kubectl.kubeconfig)}
-    # A HOME of its own: without one, kubectl keeps its cache in the working directory.
-    env.update(PATH="/usr/bin:/bin", HOME=str(kubectl.kubeconfig.parent))
+
+
+def release(kubectl: Kubectl) -> str:
+    """`driftctl doctor --release-finalizers`, as the page runs it: what it printed."""
     released = subprocess.run(
-        ["bash", str(CRONJOB / "release-finalizers.sh"), c.DEFAULT_INSTANCE],
-        env=env, capture_output=True, text=True, check=False,
+        [
+            sys.executable, "-m", "driftctl", "doctor", "--release-finalizers", "--stuck-after",
+            "0s", "--yes", "--kubeconfig", str(kubectl.kubeconfig),
+        ],
+        capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
-    assert released.returncode == 0, released.stderr
+    assert released.returncode == 0, released.stdout + released.stderr
     return released.stdout
 
 
@@ -114,31 +119,41 @@ def gone(kubectl: Kubectl, *args: str) -> bool:
     return not kubectl("get", *args, "--ignore-not-found", "-o", "name").strip()
 
 
-def test_keeping_the_applications_leaves_them_running_without_the_finalizer(
+def test_keeping_the_applications_leaves_them_running_and_a_later_delete_released(
     kubectl: Kubectl,
 ) -> None:
     assert finalizers(kubectl) == {name: [c.FINALIZER] for name in APPS}
-    printed = stop_the_cronjob_and_release_finalizers(kubectl)
+    stop_the_cronjob(kubectl)
     kubectl("delete", "-k", str(CRONJOB), "--ignore-not-found", "--wait=true")
 
-    assert printed.splitlines() == [
-        *(f"released WebApp/{APPS_NAMESPACE}/{name}" for name in sorted(APPS)),
-        "2 WebApps of instance default released",
-    ]
-    assert finalizers(kubectl) == {name: [] for name in APPS}
     assert len(kubectl.items("deployments", "-n", APPS_NAMESPACE)) == len(APPS)
     assert eventually(lambda: gone(kubectl, "namespace", NAMESPACE), 60)
     assert gone(kubectl, "clusterrole", "driftctl")
-    kubectl("delete", "webapp", "blog", "-n", APPS_NAMESPACE, "--timeout=30s")  # no hang
+    kubectl("delete", "webapp", "blog", "-n", APPS_NAMESPACE, "--wait=false")
+    printed = release(kubectl)
+    assert printed.splitlines()[0] == (
+        f"ok    finalizers  released WebApp/{APPS_NAMESPACE}/blog: "
+        f"Deployment/{APPS_NAMESPACE}/blog goes with it (its ownerReference)"
+    )
+    assert eventually(lambda: gone(kubectl, "webapp", "blog", "-n", APPS_NAMESPACE), 30)
+    assert eventually(lambda: gone(kubectl, "deployment", "blog", "-n", APPS_NAMESPACE), 60)
+    assert finalizers(kubectl) == {"shop": [c.FINALIZER]}  # the one kept runs on
 
 
 def test_removing_everything_leaves_nothing_terminating(kubectl: Kubectl) -> None:
     assert finalizers(kubectl) == {name: [c.FINALIZER] for name in APPS}
-    stop_the_cronjob_and_release_finalizers(kubectl)
-    kubectl("delete", "webapps", "--all-namespaces", "-l", f"{c.INSTANCE_LABEL}=default")
+    stop_the_cronjob(kubectl)
+    kubectl(
+        "delete", "webapps", "--all-namespaces", "-l", f"{c.INSTANCE_LABEL}=default",
+        "--wait=false",
+    )  # fmt: skip
+    printed = release(kubectl)
     kubectl("delete", "-k", str(CRONJOB), "--ignore-not-found", "--wait=true")
     kubectl("delete", "crd", c.CRD_NAME, "--timeout=60s")
 
+    assert [line.split(":")[0] for line in printed.splitlines()[:2]] == [
+        f"ok    finalizers  released WebApp/{APPS_NAMESPACE}/{name}" for name in sorted(APPS)
+    ]
     assert eventually(lambda: gone(kubectl, "deployments", "-n", APPS_NAMESPACE), 60)
     assert eventually(lambda: gone(kubectl, "namespace", NAMESPACE), 60)
     assert gone(kubectl, "crd", c.CRD_NAME)

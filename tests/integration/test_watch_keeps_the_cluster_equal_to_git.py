@@ -1,7 +1,7 @@
 """`driftctl watch` on the real control plane, as a real process with operator/'s RBAC.
 
 - a Deployment scaled by hand is put back, with no other action, and no write of its own
-  stays remembered once its event came back;
+  stays remembered once its event came back; the reconcile records itself in the history;
 - a quiet period with nothing drifted writes nothing and lists nothing: the API server
   counts only the watch's own requests (its WATCHes and Lease writes, as it reports them);
 - a WebApp deleted by hand is cleaned up and created again; a Git commit is applied, and a
@@ -98,6 +98,12 @@ def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(
     planned = harness.driftctl("plan")
     assert planned.code == 0, planned.out + planned.err
     assert process.stop() == 0, process.log()
+    # The reconcile that put it back recorded itself in the instance's history.
+    history = json.loads(harness.driftctl("history", "shop", "-o", "json").out)["entries"]
+    assert [(e["outcome"], e["cause"]) for e in history][:2] == [
+        ("configured", "drift"),
+        ("created", "git"),
+    ]
 
 
 def test_deleted_webapps_commits_and_removals_from_git_are_reconciled(

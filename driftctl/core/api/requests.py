@@ -266,6 +266,22 @@ def get_crd(name: str = c.CRD_NAME) -> Request:
     return Request("GET", f"{CRD.collection()}/{quote(name, safe='')}", what=f"get CRD {name}")
 
 
+_REVIEWS = "/apis/authorization.k8s.io/v1"
+
+
+def access_review(body: Mapping[str, Any]) -> Request:
+    """A SubjectAccessReview or SelfSubjectAccessReview (authorization.k8s.io/v1): whether
+    an account may do one thing; the answer's status.allowed says (`doctor`)."""
+    kind = str(body["kind"])
+    attributes = body["spec"].get("resourceAttributes") or {}
+    what = " ".join(
+        str(attributes.get(key, "")) for key in ("verb", "resource") if key in attributes
+    )
+    return Request(
+        "POST", f"{_REVIEWS}/{kind.lower()}s", (), _json(body), JSON, f"ask ({kind}) {what}"
+    )
+
+
 def create(kind: Kind, namespace: str, body: Mapping[str, Any], manager: str) -> Request:
     return Request(
         "POST",

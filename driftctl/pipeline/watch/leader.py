@@ -221,6 +221,7 @@ class Leading:
             progress=runtime.progress,
             shard=shard,
             heard=runtime.heard,
+            warn=runtime.notice,
         )
         self.workers = Workers(self.reconciler.one, runtime, metrics)
         self.passes = Passes(

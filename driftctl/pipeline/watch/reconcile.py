@@ -4,7 +4,8 @@ plan of a full pass), both through the engine (pipeline.engine).
 One WebApp: the plan sequence for that WebApp alone (a focus), from its part of the
 watch's memory (`view`) and the prune guards' counts of the whole instance (`counts`),
 so it reads and plans the same few objects however large the instance; then the same
-applier as apply, one write at a time, under the Lease. No dry-run is sent first: nobody
+applier as apply, one write at a time, under the Lease, and what it wrote recorded in the
+instance's history (pipeline.history). No dry-run is sent first: nobody
 reads this plan before it is carried out, and each write's answer tells what it changed
 (an unchanged object is reported unchanged). Others' objects where the WebApp's are
 missing are looked for by name, unless the last full pass looked there already
@@ -21,6 +22,7 @@ against a cluster without the rest of the process. Decides nothing.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,7 +37,9 @@ from driftctl.core.planning.shards import owns
 from driftctl.core.source.desired_state import DesiredState
 from driftctl.core.source.model import Place
 from driftctl.core.watch.queue import Urgency
+from driftctl.pipeline import history
 from driftctl.pipeline.engine import Asking, Goal, Plans, make_plans
+from driftctl.pipeline.listener import Notice
 from driftctl.pipeline.runs import applier_for, lease_of, situation_held
 from driftctl.settings import WHOLE, Shard, WatchRequest
 from driftctl.shell.apply import Progress
@@ -91,6 +95,7 @@ class Reconciler:
         progress: Progress,
         shard: Shard = WHOLE,
         heard: Callable[[RunFacts], None] = lambda facts: None,
+        warn: Notice = lambda line: None,
     ) -> None:
         self.desired = desired  # replaced when Git moves (pipeline.watch.passes)
         self.searched = Searched()  # replaced by each full pass
@@ -98,6 +103,9 @@ class Reconciler:
         self._setup, self._view = setup, memory.view
         self._counts, self._client = memory.counts, memory.client
         self._lock, self._progress, self._shard, self._heard = lock, progress, shard, heard
+        self._warn = warn
+        self._recording = threading.Lock()  # workers record one at a time: no 409 between them
+        self._history = history.keeper(setup.cluster, setup.lock)  # the head it wrote last
 
     def one(self, place: Place, urgency: Urgency = Urgency.DRIFT) -> ApplyReport:
         """The plan of the WebApp at `place`, from its view, carried out as apply does. A
@@ -130,6 +138,9 @@ class Reconciler:
             recording=setup.recording,
         )
         report = applier.carry_out(plan, planned.live)
+        with self._recording:
+            ran = (plan, report)
+            history.record(kube, self._history, ran, planned.live.webapps, self._warn)
         self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
         return report
 
