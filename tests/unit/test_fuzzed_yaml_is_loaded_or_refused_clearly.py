@@ -119,4 +119,3 @@ def test_plain_data_dumped_as_yaml_loads_back_as_it_was(text: str) -> None:
 @given(raw=st.binary(max_size=2048))
 def test_arbitrary_bytes_are_loaded_or_refused_with_a_located_reason(raw: bytes) -> None:
     loaded_and_validated(raw)
-
