@@ -39,6 +39,7 @@ from driftctl.cli.validate import validate
 from driftctl.cli.version import version
 from driftctl.cli.watch import watch
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState, InvalidSettings
+from driftctl.shell.git_env import drop_inherited
 
 __all__ = ["cli", "main", "report_error"]
 
@@ -94,6 +95,7 @@ def dry_run_answer(unknown: click.NoSuchOption) -> click.UsageError:
 
 def main() -> None:
     """Entry point of the `driftctl` command: run, and map errors to exit codes."""
+    drop_inherited()  # before any thread starts, and before GitPython reads them
     try:
         code = cli.main(standalone_mode=False)
     except click.exceptions.Exit as done:
