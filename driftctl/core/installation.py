@@ -1,13 +1,14 @@
 """What `driftctl install` applies: the CRD and driftctl's own installation, as values.
 
-Pure. The objects are those of the shipped kustomizations, built for a given repository,
-image, schedule, RBAC variant and form (CronJob or operator), so that a CLI installed with
-pipx carries them without the repository's files: `cronjob/` (the default: cluster-wide
-RBAC), `cronjob/namespaced/` (Roles in the target namespaces only), `operator/` and
-`operator/namespaced/` (`watch` instead of the CronJob).
-tests/integration/test_install_renders_the_shipped_kustomizations.py
-holds each variant, built with the shipped settings, equal to what `kubectl kustomize`
-renders of its folder: a change to those folders must be made here too, and the reverse.
+Pure. The one copy of driftctl's installation: built for a given repository, image,
+schedule, RBAC variant and form (CronJob or operator), so that a CLI installed with pipx
+carries it without the repository's files, and the shipped kustomizations are made from it
+with example settings (render.shipped, `make manifests`): `cronjob/` (the default:
+cluster-wide RBAC), `cronjob/namespaced/` (Roles in the target namespaces only),
+`operator/` and `operator/namespaced/` (`watch` instead of the CronJob), each in the parts
+a folder keeps in a file each (`parts`). A unit test fails when a committed file is not
+what this module makes. The Pods read their settings from one --config file in the
+settings ConfigMap, mounted (core.installed_settings).
 
 Everything lives in driftctl's namespace (conventions.LOCK_NAMESPACE), where every run
 keeps its lock. Several instances may be installed side by side (`--instance`): each has

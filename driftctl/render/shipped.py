@@ -92,23 +92,30 @@ def _comment(lines: tuple[str, ...]) -> str:
     return "#\n".join("".join(f"# {line}\n" for line in each) for each in wrapped)
 
 
+_FORMS = {
+    Form.CRONJOB: "driftctl as a CronJob of `driftctl apply`",
+    Form.OPERATOR: "driftctl as a long-running process, `driftctl watch` (not beside the"
+    " CronJob: both would take the same Lease, in turn)",
+}
+_SCOPES = {
+    Rbac.CLUSTER: "WebApps and Deployments everywhere (cluster-wide RBAC)",
+    Rbac.NAMESPACED: "WebApps and Deployments in the namespace webapps only (a Role there)",
+}
+_GRANTS = {
+    Rbac.CLUSTER: "cluster-wide: a ClusterRole and its binding",
+    Rbac.NAMESPACED: "in chosen namespaces only: a Role and RoleBinding in each (copy the"
+    " pair for another namespace, which must exist first, and add it to settings.yaml's"
+    " target-namespaces)",
+}
+
+
 def _folder(install: Installation) -> tuple[str, ...]:
     """What a variant's kustomization says of its folder."""
-    form = (
-        "driftctl as a CronJob of `driftctl apply`"
-        if install.form is Form.CRONJOB
-        else "driftctl as a long-running process, `driftctl watch` (not beside the CronJob:"
-        " both would take the same Lease, in turn)"
-    )
-    where = (
-        "WebApps and Deployments everywhere (cluster-wide RBAC)"
-        if install.rbac is Rbac.CLUSTER
-        else "WebApps and Deployments in the namespace webapps only (a Role there)"
-    )
     return (
-        f"{form}, for {where}: `kubectl apply -k` this folder. Make your own overlay rather",
-        "than editing these files (docs/get-started/cluster.md): the image's name in your",
-        "registry (`images:`), your repository in settings.yaml (a patch of the ConfigMap).",
+        f"{_FORMS[install.form]}, for {_SCOPES[install.rbac]}: `kubectl apply -k` this folder.",
+        "Make your own overlay rather than editing these files (docs/get-started/cluster.md):",
+        "the image's name in your registry (`images:`), your repository in settings.yaml (a",
+        "patch of the ConfigMap).",
     )
 
 
@@ -154,25 +161,18 @@ def _about(name: str, install: Installation) -> tuple[str, ...]:
 
 
 def _rbac_about(install: Installation) -> tuple[str, ...]:
-    where = (
-        "cluster-wide: a ClusterRole and its binding"
-        if install.rbac is Rbac.CLUSTER
-        else "in chosen namespaces only: a Role and RoleBinding in each (copy the pair for"
-        " another namespace, which must exist first, and add it to settings.yaml's"
-        " target-namespaces)"
-    )
     watch = (
         " The operator also watches what it keeps in memory: WebApps, Deployments, autoscalers."
         if install.form is Form.OPERATOR
         else ""
     )
     return (
-        f"Least privilege for driftctl, {where}. Exactly the verbs a run uses, no wildcards,",
-        "no Secrets (the Git Secret is mounted into the Pod; driftctl never reads it through",
-        "the API). WebApps: list, get (apply --wait), create and patch (server-side apply),",
-        "delete (prune), their status; Deployments the same; Events; the autoscalers (which",
-        "Deployments one scales); a rollout's ReplicaSets and Pods (why it is not Ready yet).",
-        f"Objects of other instances are told apart by label in driftctl itself.{watch}",
+        f"Least privilege for driftctl, {_GRANTS[install.rbac]}. Exactly the verbs a run uses,",
+        "no wildcards, no Secrets (the Git Secret is mounted into the Pod; driftctl never reads",
+        "it through the API). WebApps: list, get (apply --wait), create and patch (server-side",
+        "apply), delete (prune), their status; Deployments the same; Events; the autoscalers",
+        "(which Deployments one scales); a rollout's ReplicaSets and Pods (why it is not Ready",
+        f"yet). Objects of other instances are told apart by label in driftctl itself.{watch}",
     )
 
 

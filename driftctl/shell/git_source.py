@@ -64,7 +64,7 @@ def read_snapshot(request: Source, environ: Mapping[str, str]) -> Snapshot:
     """The folder of the desired state, read the way the source settings ask."""
     path = folder_path(request.path)
     if request.ref is not None:
-        check_ref(request.ref)
+        _check_ref(request.ref)
     if is_url(request.repo):
         return _read_remote(parse_repo_url(request.repo), request, path, environ)
     return _read_local(Path(request.repo), request.ref, path, environ)
@@ -74,7 +74,7 @@ def head_of(request: Source, environ: Mapping[str, str]) -> str | None:
     """The commit `request`'s ref points at now, without fetching it (a URL: `git ls-remote`,
     a local path: `rev-parse`); None for a working tree, which has no commit to compare."""
     if request.ref is not None:
-        check_ref(request.ref)
+        _check_ref(request.ref)
     if is_url(request.repo):
         url = parse_repo_url(request.repo)
         if request.ref is not None and _FULL_SHA.fullmatch(request.ref):
@@ -113,7 +113,8 @@ def default_cache_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "driftctl" / "repos"
 
 
-def check_ref(ref: str) -> None:
+def _check_ref(ref: str) -> None:
+    """A --ref git could take for an option, or that is no name at all, is refused."""
     if not ref or ref.startswith("-") or any(ch.isspace() or ch == "\0" for ch in ref):
         raise UsageError(f"--ref {ref!r} is not a branch, tag or commit name")
 
@@ -204,8 +205,7 @@ def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, st
     with git_repo.opened(repo.resolve(), git_environment(environ), search=True) as opened:
         bare = opened.bare
         top = Path(opened.git_dir if bare else str(opened.working_tree_dir))
-        prefix = "" if bare else repo.resolve().relative_to(top.resolve()).as_posix()
-        folder = joined("" if prefix == "." else prefix, path)
+        folder = joined("" if bare else _prefix(repo, top), path)
         if ref is None and not bare:
             return _read_worktree(opened, top, folder)
         sha = resolve(opened, ref or "HEAD", str(top))
@@ -213,6 +213,15 @@ def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, st
         tag = _tag_named(opened, ref, sha) if ref is not None else None
     single = _names_one(entries, folder)
     return Snapshot(entries, sha, False, f"{top}#{folder}", tag=tag, single_file=single)
+
+
+def _prefix(repo: Path, top: Path) -> str:
+    """Where `repo` lies in the working tree `top` ('' at its top, or outside it)."""
+    try:
+        inside = repo.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:  # a working tree elsewhere (core.worktree): read from its top
+        return ""
+    return "" if inside == "." else inside
 
 
 def _names_one(entries: tuple[TreeEntry, ...], folder: str) -> bool:

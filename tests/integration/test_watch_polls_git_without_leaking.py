@@ -10,57 +10,17 @@ poll of that instant runs (and ends) is not taken for one left behind.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.controlplane import launcher
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
+from tests.support.processes import children, open_files
 from tests.support.watching import Watching, replicas, start
 
+WATCH_ACCOUNT = "driftctl-watch-polls"
 POLLS = 200
 MOVE_EVERY = 10
 APPS = ("shop", "blog", "docs")
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, "driftctl-watch", tmp_path_factory)
-
-
-@pytest.fixture
-def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
-    """Watch processes started by a test, killed at its end if still running."""
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
-
-
-def open_files(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def children(pid: int) -> int:
-    count = 0
-    for other in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{other}/stat").read_text()
-        except OSError:
-            continue
-        if stat.rsplit(")", 1)[1].split()[1] == str(pid):
-            count += 1
-    return count
 
 
 def held(pid: int) -> tuple[int, int]:

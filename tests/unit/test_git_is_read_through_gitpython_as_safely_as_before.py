@@ -21,6 +21,7 @@ from driftctl.shell.git_source import head_of, read_snapshot
 from tests.support.builders import webapp
 from tests.support.gitrepos import Repo, git_env
 from tests.support.paths import ROOT
+from tests.support.processes import children, open_files
 
 
 def read(
@@ -131,35 +132,18 @@ def test_git_variables_inherited_at_start_up_cannot_redirect_the_run(tmp_path: P
         assert ran.stdout.startswith("valid: 1 WebApp in 1 file"), ran.stdout
 
 
-def open_files() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
-def children() -> int:
-    """This process's child processes (a cat-file left running, or not reaped)."""
-    me = str(os.getpid())
-    count = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        if stat.rsplit(")", 1)[1].split()[1] == me:
-            count += 1
-    return count
-
-
 def test_every_repository_opened_is_closed_again(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo").write({"deploy/web.yaml": webapp("web")})
     repo.commit()
     source = Source(repo=str(repo.path), ref="main", path="deploy")
     read_snapshot(source, os.environ)
-    before = (open_files(), children())
+    me = os.getpid()
+    before = (open_files(me), children(me))
 
     for round_ in range(30):
         repo.write({"deploy/web.yaml": webapp("web", replicas=round_ + 1)}).commit()
         assert head_of(source, os.environ) == repo.git("rev-parse", "HEAD")
         assert files(read_snapshot(source, os.environ))
 
-    assert (open_files(), children()) == before
+    assert (open_files(me), children(me)) == before
     assert before[1] == 0
