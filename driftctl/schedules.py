@@ -14,7 +14,8 @@ changes), `drift` (corrections of what changed in the cluster) and `prunes` (rem
 what Git no longer declares); all three by default.
 
 The window grammar is driftctl's own; the cron expression is cronsim's, which reads it as
-Debian's cron does, on ZONE's wall clock. When the clocks change, Debian's rule: a start at
+Debian's cron does, on ZONE's wall clock, forward (the next start) and backward (the start
+a window is open from) alike. When the clocks change, Debian's rule: a start at
 a fixed time (its minute and hour fields without `*`) that the spring jump skips happens at
 the jump (02:30 on a night the clocks go from 02:00 to 03:00 starts at 03:00), and one in
 the hour the clocks repeat happens once, the first time; an expression whose minute or hour
