@@ -266,8 +266,7 @@ def _blobs(repo: Repo, manifests: list[tuple[str, bytes]]) -> list[TreeEntry]:
     last answer is in, so no write ever waits on git."""
     if not manifests:
         return []
-    repo.odb.info(manifests[0][1])  # starts the database's processes, if the walk did not
-    process = repo.git.cat_file_all
+    process = repo.git.cat_file_all  # started by the walk: the trees were read through it
     if process is None:
         raise SourceError("the repository's object database did not start")
     found: list[TreeEntry] = []
@@ -288,7 +287,8 @@ def _answer(answers: BinaryIO, entry_path: str) -> TreeEntry:
     size = int(header[2])
     if should_read(entry_path, size):
         data = answers.read(size)
-        answers.read(1)
+        if len(data) != size or answers.read(1) != b"\n":
+            raise SourceError(f"cannot read {entry_path} from the repository: cut short")
         return TreeEntry(entry_path, TreeEntryKind.FILE, size, data)
     left = size + 1  # its line end too
     while left > 0:
