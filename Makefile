@@ -15,7 +15,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo lint docs docs-build unit integration tooling bench controlplane pushgateway alertmanager sshd signing node seed-operator venv clean
+.PHONY: test demo lint docs docs-build manifests unit integration tooling bench controlplane pushgateway alertmanager sshd signing node seed-operator venv clean
 
 test: lint docs-build controlplane pushgateway alertmanager sshd signing node seed-operator
 	$(BIN)/pytest
@@ -51,6 +51,11 @@ docs: $(INSTALLED)
 
 docs-build: $(INSTALLED)
 	$(MKDOCS) build --strict --site-dir site
+
+# cronjob/ and operator/ are made from driftctl/core/installation.py, the objects `driftctl
+# install` applies (driftctl/render/shipped.py): after a change there, write them again.
+manifests: $(INSTALLED)
+	$(BIN)/python -m docsgen.shipped
 
 bench: $(INSTALLED) controlplane
 	$(BIN)/python -m benchmarks.bench_validate

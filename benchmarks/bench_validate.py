@@ -2,10 +2,14 @@
 
 Times the whole command path (git, loading, validation) in the working-tree mode and in the
 --ref mode (read from Git objects). Run: `.venv/bin/python -m benchmarks.bench_validate`.
+`--files 10000 --per-file 1 --keep DIR` makes the repository (10,000 files of one WebApp
+each, packed) in DIR and times nothing: for timing `driftctl validate --repo DIR/repo --ref
+main --path apps` as a whole process (docs/development/benchmarks.md, the Git shell).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import tempfile
@@ -22,15 +26,15 @@ PER_FILE = 10
 ROUNDS = 3
 
 
-def make_repository(root: Path) -> Repo:
+def make_repository(root: Path, files: int = FILES, per_file: int = PER_FILE) -> Repo:
     repo = Repo(root / "repo")
-    files = {
-        f"apps/team-{index // 100:02d}/file-{index:04d}.yaml": "---\n".join(
-            webapp(f"app-{index:04d}-{item}", replicas=item) for item in range(PER_FILE)
+    texts = {
+        f"apps/team-{index // 100:02d}/file-{index:05d}.yaml": "---\n".join(
+            webapp(f"app-{index:05d}-{item}", replicas=item) for item in range(per_file)
         )
-        for index in range(FILES)
+        for index in range(files)
     }
-    repo.write(files).commit("10,000 WebApps")
+    repo.write(texts).commit(f"{files * per_file} WebApps")
     return repo
 
 
@@ -43,6 +47,18 @@ def timed(request: Source) -> tuple[float, int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=FILES)
+    parser.add_argument("--per-file", type=int, default=PER_FILE)
+    parser.add_argument("--keep", type=Path, help="make the repository in this folder, and stop")
+    options = parser.parse_args()
+    if options.keep is not None:
+        repo = make_repository(options.keep, options.files, options.per_file)
+        while (repo.path / ".git" / "gc.pid").exists():  # the commit's own gc, detached
+            time.sleep(0.5)
+        repo.git("gc", "--quiet")  # packed, as a fetched repository is
+        print(repo.path)
+        return
     with tempfile.TemporaryDirectory() as folder:
         repo = make_repository(Path(folder))
         for mode, ref in (("working tree", None), ("--ref main", "main")):

@@ -6,14 +6,20 @@ A window is written as one line (a `--window` flag, a saved plan):
     allow @daily for 2h
 
 `deny` or `allow`; a five-field cron expression (minute, hour, day of month, month, day of
-week; `*`, lists, ranges, steps, month and weekday names, and the macros @hourly, @daily,
+week: `*`, lists, ranges, steps, month and weekday names, and the macros @hourly, @daily,
 @weekly, @monthly, @yearly); `for` a duration in driftctl.durations' grammar (`90m`,
 `1h30m`, `2d`, `1.5h`, `5400`), more than zero and at most 366 days; optionally `in` an
-IANA time zone (default UTC: the cron fields are read on that zone's wall clock, so a
-02:30 start is skipped on the night the clocks jump over it and happens twice when they go
-back); optionally `on` the scopes it covers: `changes` (Git's own changes), `drift`
-(corrections of what changed in the cluster) and `prunes` (removals of what Git no longer
-declares); all three by default.
+IANA time zone (default UTC); optionally `on` the scopes it covers: `changes` (Git's own
+changes), `drift` (corrections of what changed in the cluster) and `prunes` (removals of
+what Git no longer declares); all three by default.
+
+The window grammar is driftctl's own; the cron expression is cronsim's, which reads it as
+Debian's cron does, on ZONE's wall clock, forward (the next start) and backward (the start
+a window is open from) alike. When the clocks change, Debian's rule: a start at
+a fixed time (its minute and hour fields without `*`) that the spring jump skips happens at
+the jump (02:30 on a night the clocks go from 02:00 to 03:00 starts at 03:00), and one in
+the hour the clocks repeat happens once, the first time; an expression whose minute or hour
+is `*` (every 15 minutes, every hour) follows real time.
 
 When a scope is held (`held`): a deny window covering it is open (until it closes), or
 allow windows cover it and none is open (until the next one opens). Deny wins over allow.
@@ -29,14 +35,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from cronsim import CronSim, CronSimError
+
 from driftctl import durations
 
-MINUTE = datetime.timedelta(minutes=1)
 MAX_DURATION = datetime.timedelta(days=366)
-SEARCH = datetime.timedelta(days=366)  # how far a window's next or last start is looked for
+SEARCH = datetime.timedelta(days=366)  # how far a window's next start is looked for
+SECOND = datetime.timedelta(seconds=1)
 
-_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
-_WEEKDAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
 _MACROS = {
     "@hourly": "0 * * * *",
     "@daily": "0 0 * * *",
@@ -46,6 +52,15 @@ _MACROS = {
     "@yearly": "0 0 1 1 *",
     "@annually": "0 0 1 1 *",
 }
+# Each field as messages name it, and what it takes (cronsim says only which field).
+_FIELDS = (
+    ("minute", "0-59"),
+    ("hour", "0-23"),
+    ("day of month", "1-31"),
+    ("month", "1-12 or JAN-DEC"),
+    ("day of week", "0-7 or SUN-SAT"),
+)
+_CRONSIM_FIELDS = ("minute", "hour", "day-of-month", "month", "day-of-week")
 
 
 class Scope(enum.StrEnum):
@@ -60,121 +75,61 @@ ALL_SCOPES = frozenset(Scope)
 
 
 @dataclass(frozen=True)
-class _Field:
-    """One cron field: its name and range, and the names its values may be given by."""
-
-    name: str
-    low: int
-    high: int
-    names: tuple[str, ...] = ()
-    names_from: int = 0
-
-
-_FIELDS = (
-    _Field("minute", 0, 59),
-    _Field("hour", 0, 23),
-    _Field("day of month", 1, 31),
-    _Field("month", 1, 12, _MONTHS, 1),
-    _Field("day of week", 0, 7, _WEEKDAYS, 0),
-)
-
-
-@dataclass(frozen=True)
 class Cron:
-    """A five-field cron expression, as the set of values each field allows."""
+    """A five-field cron expression (or a macro), as written and as cronsim reads it."""
 
     text: str
-    minutes: frozenset[int]
-    hours: frozenset[int]
-    days: frozenset[int]
-    months: frozenset[int]
-    weekdays: frozenset[int]  # 0 is Sunday (7 is read as 0)
-    any_day: bool  # the day-of-month field is `*`
-    any_weekday: bool  # the day-of-week field is `*`
+    expression: str  # the five fields, a macro expanded
 
     @classmethod
     def parse(cls, text: str) -> Cron:
         """A cron expression, or ValueError saying what is wrong with it."""
-        expanded = _MACROS.get(text.strip().lower(), text)
-        parts = expanded.split()
-        if len(parts) != len(_FIELDS):
+        expression = _MACROS.get(text.strip().lower(), text.strip())
+        fields = expression.split()
+        if len(fields) != len(_FIELDS):
             raise ValueError(
                 f"cron expression {text!r} needs 5 fields (minute hour day-of-month month "
-                f"day-of-week) or a macro such as @daily, got {len(parts)}"
+                f"day-of-week) or a macro such as @daily, got {len(fields)}"
             )
-        values = [_values(part, spec) for part, spec in zip(parts, _FIELDS, strict=True)]
-        weekdays = frozenset(0 if day == 7 else day for day in values[4])
-        return cls(
-            text.strip(),
-            values[0],
-            values[1],
-            values[2],
-            values[3],
-            weekdays,
-            parts[2].startswith("*"),
-            parts[4].startswith("*"),
-        )
+        try:
+            CronSim(expression, datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC))
+        except CronSimError as refused:
+            raise ValueError(_reason(text, fields, str(refused))) from None
+        return cls(text.strip(), expression)
 
-    def day_matches(self, day: datetime.date) -> bool:
-        """Whether the expression allows this day (cron's rule: when both the day of month
-        and the day of week are restricted, either may match)."""
-        if day.month not in self.months:
-            return False
-        in_month = day.day in self.days
-        in_week = (day.isoweekday() % 7) in self.weekdays
-        if self.any_day or self.any_weekday:
-            return in_month and in_week
-        return in_month or in_week
+    def starts(
+        self, where: ZoneInfo, moment: datetime.datetime, *, forward: bool
+    ) -> Iterator[datetime.datetime]:
+        """The starts after `moment` (forward) or at or before it (backward), on `where`'s
+        wall clock under Debian's rule (module docstring), as UTC times."""
+        local = moment.astimezone(where).replace(microsecond=0)
+        # cronsim's first step is one second: backward from a second later takes in `moment`.
+        first = local if forward else local + SECOND
+        for start in CronSim(self.expression, first, reverse=not forward):
+            at = start.astimezone(datetime.UTC)
+            # A start in the repeated hour is given once, as its first time: moving through
+            # that hour, cronsim may hand it back on the wrong side of `moment`.
+            if (at > moment) if forward else (at <= moment):
+                yield at
 
     def matches(self, moment: datetime.datetime) -> bool:
-        """Whether a wall-clock minute is one the expression names."""
-        return (
-            moment.minute in self.minutes
-            and moment.hour in self.hours
-            and self.day_matches(moment.date())
-        )
+        """Whether a UTC minute is one the expression names."""
+        at = moment.astimezone(datetime.UTC)
+        return next(iter(self.starts(ZoneInfo("UTC"), at, forward=False)), None) == at
 
     def __str__(self) -> str:
         return self.text
 
 
-def _values(part: str, spec: _Field) -> frozenset[int]:
-    out: set[int] = set()
-    for item in part.split(","):
-        out |= _item(item, spec)
-    return frozenset(out)
-
-
-def _item(item: str, spec: _Field) -> set[int]:
-    body, slash, step_text = item.partition("/")
-    step = 1
-    if slash:
-        if not step_text.isdigit() or int(step_text) == 0:
-            raise ValueError(f"{spec.name} {item!r}: the step after / must be a positive number")
-        step = int(step_text)
-    if body == "*":
-        low, high = spec.low, spec.high
-    elif "-" in body:
-        first, _, last = body.partition("-")
-        low, high = _number(first, spec, item), _number(last, spec, item)
-        if low > high:
-            raise ValueError(f"{spec.name} {item!r}: the range runs backwards")
-    else:
-        low = _number(body, spec, item)
-        high = spec.high if slash else low
-    return set(range(low, high + 1, step))
-
-
-def _number(text: str, spec: _Field, item: str) -> int:
-    upper = text.upper()
-    if upper in spec.names:
-        return spec.names.index(upper) + spec.names_from
-    if not text.isdigit():
-        raise ValueError(f"{spec.name} {item!r}: {text!r} is not a number or a known name")
-    value = int(text)
-    if not spec.low <= value <= spec.high:
-        raise ValueError(f"{spec.name} {item!r}: {value} is out of {spec.low}-{spec.high}")
-    return value
+def _reason(text: str, fields: list[str], refused: str) -> str:
+    """cronsim's `Bad minute` as a message naming the field, its value and what it takes."""
+    for (name, takes), theirs, value in zip(_FIELDS, _CRONSIM_FIELDS, fields, strict=True):
+        if refused.lower().endswith(theirs):
+            return (
+                f"cron expression {text!r}: {name} {value!r} is not valid ({takes}, with "
+                "lists, ranges and steps)"
+            )
+    return f"cron expression {text!r}: {refused}"
 
 
 def positive_duration(text: str) -> datetime.timedelta:
@@ -241,12 +196,15 @@ class Window:
 
     def open_until(self, now: datetime.datetime) -> datetime.datetime | None:
         """When the window open at `now` closes, or None when it is not open."""
-        start = _latest_start(self.cron, self.zone, now, self.duration)
-        return None if start is None else start + self.duration
+        start = next(self.cron.starts(self.zone, now, forward=False), None)
+        if start is None or start + self.duration <= now:
+            return None
+        return start + self.duration
 
     def next_open(self, now: datetime.datetime) -> datetime.datetime | None:
         """When the window next opens after `now` (None: not within a year)."""
-        return _next_start(self.cron, self.zone, now + MINUTE, SEARCH)
+        start = next(self.cron.starts(self.zone, now, forward=True), None)
+        return start if start is not None and start - now <= SEARCH else None
 
     def __str__(self) -> str:
         if self.written:
@@ -284,68 +242,6 @@ def _scopes(text: str | None, window: str) -> frozenset[Scope]:
             f"window {window!r}: scopes are {', '.join(Scope)} (comma-separated), not {text!r}"
         )
     return frozenset(Scope(name) for name in names)
-
-
-def _minute(moment: datetime.datetime) -> datetime.datetime:
-    return moment.astimezone(datetime.UTC).replace(second=0, microsecond=0)
-
-
-def _starts(
-    cron: Cron, where: ZoneInfo, first: datetime.datetime, limit: datetime.timedelta, step: int
-) -> Iterator[datetime.datetime]:
-    """The UTC minutes from `first` (forward, step 1, or backward, step -1) that the
-    expression names on `where`'s wall clock, within `limit`: a day that cannot match is
-    skipped whole, an hour that cannot match too."""
-    moment, end = _minute(first), _minute(first) + step * limit
-    while (moment <= end) if step > 0 else (moment >= end):
-        local = moment.astimezone(where)
-        if not cron.day_matches(local.date()):
-            skipped = _day_edge(local, step)
-        elif local.hour not in cron.hours:
-            skipped = _hour_edge(local, step)
-        else:
-            if local.minute in cron.minutes:
-                yield moment
-            skipped = moment + step * MINUTE
-        # A skip always moves on, even where a zone's clocks jump (at least one minute).
-        moment = max(skipped, moment + MINUTE) if step > 0 else min(skipped, moment - MINUTE)
-
-
-def _day_edge(local: datetime.datetime, step: int) -> datetime.datetime:
-    """The first minute of the next local day (forward), or the last of the day before."""
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    if step > 0:
-        return _minute(_wall(midnight + datetime.timedelta(days=1), local))
-    return _minute(_wall(midnight, local)) - MINUTE
-
-
-def _hour_edge(local: datetime.datetime, step: int) -> datetime.datetime:
-    top = local.replace(minute=0, second=0, microsecond=0)
-    if step > 0:
-        return _minute(top) + datetime.timedelta(hours=1)
-    return _minute(top) - MINUTE
-
-
-def _wall(naive_local: datetime.datetime, like: datetime.datetime) -> datetime.datetime:
-    """A wall-clock time on `like`'s zone (the earlier one when the clocks go back)."""
-    return naive_local.replace(tzinfo=like.tzinfo, fold=0)
-
-
-def _next_start(
-    cron: Cron, where: ZoneInfo, after: datetime.datetime, limit: datetime.timedelta
-) -> datetime.datetime | None:
-    return next(_starts(cron, where, after, limit, 1), None)
-
-
-def _latest_start(
-    cron: Cron, where: ZoneInfo, now: datetime.datetime, duration: datetime.timedelta
-) -> datetime.datetime | None:
-    """The latest start in (now - duration, now]: the window is open at `now` from it."""
-    for start in _starts(cron, where, now, duration, -1):
-        if start + duration > now:
-            return start
-        return None
-    return None
 
 
 @dataclass(frozen=True)

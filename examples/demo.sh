@@ -73,15 +73,12 @@ if [ -n "$node" ]; then
 resources: [$(realpath --relative-to="$work/overlay" tests/node/overlay)]
 patches:
   - patch: |-
-      {"apiVersion": "v1", "kind": "ConfigMap",
-       "metadata": {"name": "driftctl-settings", "namespace": "driftctl-system"},
-       "data": {"DRIFTCTL_REPO": "$url", "DRIFTCTL_REF": "main", "DRIFTCTL_PATH": "apps"}}
-  - patch: |-
       {"apiVersion": "batch/v1", "kind": "CronJob",
        "metadata": {"name": "driftctl", "namespace": "driftctl-system"},
        "spec": {"suspend": true, "jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "driftctl",
          "env": [{"name": "KUBERNETES_SERVICE_HOST", "value": "127.0.0.1"},
-                 {"name": "KUBERNETES_SERVICE_PORT", "value": "$port"}]}]}}}}}}
+                 {"name": "KUBERNETES_SERVICE_PORT", "value": "$port"},
+                 {"name": "DRIFTCTL_REPO", "value": "$url"}]}]}}}}}}
 EOF
     kubectl kustomize "$work/overlay" >"$work/driftctl.yaml"
     # The CronJob is applied suspended until the Secret exists.

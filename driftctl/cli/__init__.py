@@ -51,6 +51,7 @@ from driftctl.errors import (
     InvalidSettings,
     UsageError,
 )
+from driftctl.shell.git_env import drop_inherited
 
 __all__ = ["SECTIONS", "cli", "main", "report_error"]
 
@@ -167,6 +168,7 @@ def dry_run_answer(unknown: click.NoSuchOption) -> click.UsageError:
 
 def main() -> None:
     """Entry point of the `driftctl` command: run, and map errors to exit codes."""
+    drop_inherited()  # before any thread starts, and before GitPython reads them
     try:
         code = cli.main(standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -1,13 +1,14 @@
 """What `driftctl install` applies: the CRD and driftctl's own installation, as values.
 
-Pure. The objects are those of the shipped kustomizations, built for a given repository,
-image, schedule, RBAC variant and form (CronJob or operator), so that a CLI installed with
-pipx carries them without the repository's files: `cronjob/` (the default: cluster-wide
-RBAC), `cronjob/namespaced/` (Roles in the target namespaces only), `operator/` and
-`operator/namespaced/` (`watch` instead of the CronJob).
-tests/integration/test_install_renders_the_shipped_kustomizations.py
-holds each variant, built with the shipped settings, equal to what `kubectl kustomize`
-renders of its folder: a change to those folders must be made here too, and the reverse.
+Pure. The one copy of driftctl's installation: built for a given repository, image,
+schedule, RBAC variant and form (CronJob or operator), so that a CLI installed with pipx
+carries it without the repository's files, and the shipped kustomizations are made from it
+with example settings (render.shipped, `make manifests`): `cronjob/` (the default:
+cluster-wide RBAC), `cronjob/namespaced/` (Roles in the target namespaces only),
+`operator/` and `operator/namespaced/` (`watch` instead of the CronJob), each in the parts
+a folder keeps in a file each (`parts`). A unit test fails when a committed file is not
+what this module makes. The Pods read their settings from one --config file in the
+settings ConfigMap, mounted (core.installed_settings).
 
 Everything lives in driftctl's namespace (conventions.LOCK_NAMESPACE), where every run
 keeps its lock. Several instances may be installed side by side (`--instance`): each has
@@ -34,6 +35,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
+from driftctl.core.installed_settings import (
+    GIT_FILES,
+    KEY_FILES,
+    SETTINGS_DIR,
+    SETTINGS_KEY,
+    settings_file,
+)
 from driftctl.core.source.repo_url import is_url
 from driftctl.errors import UsageError
 from driftctl.settings.install import DEFAULT_SCHEDULE, Form, GitAuth, Install, Rbac
@@ -44,9 +52,7 @@ NAME = "driftctl"  # the ServiceAccount, the roles, the CronJob or Deployment
 CRD_READER = "driftctl-crd"  # the ClusterRole (and binding) reading the WebApp CRD
 SETTINGS = "driftctl-settings"
 GIT_SECRET = "driftctl-git"
-GIT_FILES = "/var/run/secrets/driftctl/git"
 KEYS_SECRET = "driftctl-keys"
-KEY_FILES = "/var/run/secrets/driftctl/keys"
 CRONJOB_NAME_LIMIT = 52  # the API server's: a CronJob's Jobs add 11 characters to its name
 _NAME_LABEL = {c.NAME_LABEL: NAME}
 # What the instances installed in one cluster share (kind, namespace, name), in the order
@@ -172,16 +178,32 @@ def manifests(install: Installation, crd: Obj, beside: frozenset[Form] = frozens
     (the rest may name its resources), the namespace, who driftctl is and what it may do,
     its settings, and last what runs. `beside`: the forms of the other instances installed
     (a shared ClusterRole grants what each needs)."""
+    return [crd, *(obj for _part, objects in parts(install, beside) for obj in objects)]
+
+
+Part = tuple[str, list[Obj]]  # a part's name (the file it is in) and its objects
+
+
+def parts(install: Installation, beside: frozenset[Form] = frozenset()) -> list[Part]:
+    """The objects of `manifests` but the CRD, in order, in the parts the shipped folders
+    keep in a file each (render.shipped): `namespace`, `serviceaccount`, `lock-rbac`,
+    `crd-rbac` (what every variant has alike), `rbac` (the WebApps'), `settings`, and
+    `cronjob` or `deployment`."""
     names = install.names
+    account = _labelled(_object("v1", "ServiceAccount", names.workload, NAMESPACE))
+    workload = (
+        ("cronjob", _cronjob(install))
+        if install.form is Form.CRONJOB
+        else ("deployment", _deployment(install))
+    )
     return [
-        crd,
-        _namespace(),
-        _labelled(_object("v1", "ServiceAccount", names.workload, NAMESPACE)),
-        *_lock_rbac(names),
-        *_crd_rbac(names),
-        *_webapp_rbac(install, beside),
-        _labelled(_settings(install)),
-        _cronjob(install) if install.form is Form.CRONJOB else _deployment(install),
+        ("namespace", [_namespace()]),
+        ("serviceaccount", [account]),
+        ("lock-rbac", _lock_rbac(names)),
+        ("crd-rbac", _crd_rbac(names)),
+        ("rbac", _webapp_rbac(install, beside)),
+        ("settings", [_labelled(_settings(install))]),
+        (workload[0], [workload[1]]),
     ]
 
 
@@ -294,34 +316,9 @@ def _webapp_rbac(install: Installation, beside: frozenset[Form]) -> list[Obj]:
     return out
 
 
-def settings_data(install: Installation) -> dict[str, str]:
-    """The settings ConfigMap: each a DRIFTCTL_<FLAG> variable the container reads."""
-    data = {"DRIFTCTL_REPO": install.repo}
-    if install.ref is not None:
-        data["DRIFTCTL_REF"] = install.ref
-    if install.path:
-        data["DRIFTCTL_PATH"] = install.path
-    data |= {
-        "DRIFTCTL_TIMEOUT": "300",
-        "DRIFTCTL_LOG_FORMAT": "json",
-        "DRIFTCTL_WAIT": "false",
-        "DRIFTCTL_WAIT_TIMEOUT": "240",
-    }
-    if install.git_auth is GitAuth.TOKEN:
-        data["DRIFTCTL_GIT_TOKEN_FILE"] = f"{GIT_FILES}/token"
-    elif install.git_auth is GitAuth.SSH:
-        data["DRIFTCTL_GIT_SSH_KEY_FILE"] = f"{GIT_FILES}/ssh-privatekey"
-        data["DRIFTCTL_GIT_KNOWN_HOSTS_FILE"] = f"{GIT_FILES}/known_hosts"
-    if install.instance != c.DEFAULT_INSTANCE:
-        data["DRIFTCTL_INSTANCE"] = install.instance
-    if install.target_namespaces:
-        data["DRIFTCTL_TARGET_NAMESPACES"] = ",".join(install.target_namespaces)
-    return dict(sorted(data.items()))
-
-
 def _settings(install: Installation) -> Obj:
     obj = _object("v1", "ConfigMap", install.names.settings, NAMESPACE)
-    obj["data"] = settings_data(install)
+    obj["data"] = {SETTINGS_KEY: settings_file(install)}
     return obj
 
 
@@ -329,10 +326,10 @@ def _container(install: Installation, command: str) -> Obj:
     return {
         "args": [command],
         "env": [
+            {"name": "DRIFTCTL_CONFIG", "value": f"{SETTINGS_DIR}/{SETTINGS_KEY}"},
             {"name": "DRIFTCTL_CACHE_DIR", "value": "/var/cache/driftctl"},
             {"name": "HOME", "value": "/tmp"},
         ],
-        "envFrom": [{"configMapRef": {"name": install.names.settings}}],
         "image": install.image,
         "imagePullPolicy": "IfNotPresent",
         "name": NAME,
@@ -347,6 +344,7 @@ def _container(install: Installation, command: str) -> Obj:
             "runAsNonRoot": True,
         },
         "volumeMounts": [
+            {"mountPath": SETTINGS_DIR, "name": "settings", "readOnly": True},
             {"mountPath": "/var/cache/driftctl", "name": "git-cache"},
             {"mountPath": "/tmp", "name": "tmp"},
             {"mountPath": GIT_FILES, "name": "git-credentials", "readOnly": True},
@@ -355,7 +353,7 @@ def _container(install: Installation, command: str) -> Obj:
     }
 
 
-def _pod_spec(container: Obj, account: str) -> Obj:
+def _pod_spec(container: Obj, install: Installation) -> Obj:
     return {
         "automountServiceAccountToken": True,
         "containers": [container],
@@ -367,8 +365,9 @@ def _pod_spec(container: Obj, account: str) -> Obj:
             "runAsUser": 65532,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
-        "serviceAccountName": account,
+        "serviceAccountName": install.names.workload,
         "volumes": [
+            {"configMap": {"name": install.names.settings}, "name": "settings"},
             {"emptyDir": {"sizeLimit": "512Mi"}, "name": "git-cache"},
             {"emptyDir": {"sizeLimit": "64Mi"}, "name": "tmp"},
             {
@@ -394,9 +393,8 @@ def _pod_labels(install: Installation, component: str) -> dict[str, str]:
 
 
 def _cronjob(install: Installation) -> Obj:
-    account = install.names.workload
-    pod = {**_pod_spec(_container(install, "apply"), account), "restartPolicy": "Never"}
-    obj = _labelled(_object("batch/v1", "CronJob", account, NAMESPACE))
+    pod = {**_pod_spec(_container(install, "apply"), install), "restartPolicy": "Never"}
+    obj = _labelled(_object("batch/v1", "CronJob", install.names.workload, NAMESPACE))
     obj["spec"] = {
         "concurrencyPolicy": "Forbid",
         "failedJobsHistoryLimit": 3,
@@ -428,12 +426,11 @@ def _deployment(install: Installation) -> Obj:
         "readinessProbe": {"httpGet": {**probe, "path": "/readyz"}, "periodSeconds": 5},
     }
     labels = _pod_labels(install, "watch")
-    account = install.names.workload
     pod = {
-        **_pod_spec(dict(sorted(container.items())), account),
+        **_pod_spec(dict(sorted(container.items())), install),
         "terminationGracePeriodSeconds": 45,
     }
-    obj = _object("apps/v1", "Deployment", account, NAMESPACE)
+    obj = _object("apps/v1", "Deployment", install.names.workload, NAMESPACE)
     obj["spec"] = {
         "replicas": 2,
         "selector": {"matchLabels": labels},

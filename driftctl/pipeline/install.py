@@ -38,13 +38,14 @@ from driftctl.core.installation import (
     manifests,
     object_name,
 )
+from driftctl.core.installed_settings import scope_of
 from driftctl.core.planning.finalizers import remove_patch
 from driftctl.core.planning.guards import delete_body
 from driftctl.core.planning.objects import ObjectKey, key_of
 from driftctl.core.source.crd import webapp_crd
 from driftctl.errors import ClusterError, Declined, UsageError
 from driftctl.pipeline.runs import Notice, open_cluster
-from driftctl.settings import Cluster, Removal, namespace_list
+from driftctl.settings import Cluster, Removal
 from driftctl.settings.install import Form
 from driftctl.shell.kube import Kube
 
@@ -178,8 +179,7 @@ def _take_down(kube: Kube, step: _Steps, cluster: Cluster, names: Names, removal
     """One instance: its runs stopped, its WebApps released (deleted if asked), then what it
     alone uses: its objects, its Leases and notification records."""
     settings = kube.send_unless_missing(r.get_object("ConfigMap", NAMESPACE, names.settings))
-    data = (settings or {}).get("data") or {}
-    scope = namespace_list(data.get("DRIFTCTL_TARGET_NAMESPACES"))
+    scope = scope_of((settings or {}).get("data") or {})
     for kind in ("CronJob", "Deployment"):
         step.delete(kind, NAMESPACE, names.workload, wait=True)
     webapps = _webapps(kube, names.instance, scope or cluster.namespaces)

@@ -45,7 +45,8 @@ from driftctl.core.source.signatures import (
 )
 from driftctl.errors import ClusterError, SourceError, UntrustedRevision, UsageError
 from driftctl.settings import Source, Verify
-from driftctl.shell.git_source import commit_graph, fetch_history, read_objects, where
+from driftctl.shell.git_history import commit_graph, fetch_history, read_objects
+from driftctl.shell.git_source import where
 from driftctl.shell.gpg import Keyring
 from driftctl.shell.kube import Kube
 from driftctl.shell.lock import AnchorMoved, RunLock, read_lease

@@ -1,7 +1,8 @@
 """Manifests as text: YAML or JSON, in a stable form fit for committing and for kubectl.
 
 Key order is kept as built (a CRD reads top-down: names, versions, schema), YAML never
-uses anchors, and JSON is indented with a trailing newline. Pure: returns strings.
+uses anchors and writes text of several lines as a literal block (as it is read), and JSON
+is indented with a trailing newline. Pure: returns strings.
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ class _PlainDumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+def _text(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    """Text of several lines (a settings file in a ConfigMap) as a literal block, as read."""
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", data, style="|" if "\n" in data else None
+    )
+
+
+_PlainDumper.add_representer(str, _text)
 
 
 def to_yaml(manifest: Mapping[str, Any], *, notice: str | None = None) -> str:

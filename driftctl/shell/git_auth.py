@@ -6,7 +6,8 @@ variables (GIT_CONFIG_COUNT/KEY/VALUE) scoped to the URL's host: never in the UR
 argv or the cache's config. An SSH key and its known_hosts file become the
 GIT_SSH_COMMAND git runs ssh with: that key only, that known_hosts only, no prompt, and a
 host key the file does not list is refused. `secrets_of` lists what a log must redact.
-Used by shell.git_source, which runs git; nothing here runs a process.
+Used by shell.git_source and shell.git_history, which run git (through GitPython); nothing
+here runs a process.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from tests.controlplane.pki import issue_serving
 from tests.support.control_plane import (
     account_kubeconfig,
     for_account,
+    operator_kubeconfig,
     own_control_plane,
     release_finalizers,
 )
@@ -32,6 +33,7 @@ from tests.support.harness import Harness
 from tests.support.kustomize import account
 from tests.support.paths import CRD_FILE, ROOT
 from tests.support.pushgateway import Pushgateway, running
+from tests.support.watching import Watching
 
 
 @pytest.fixture(scope="session")
@@ -209,3 +211,26 @@ def pushgateway(tmp_path: Path) -> Iterator[Pushgateway]:
     """A real Prometheus Pushgateway on a free loopback port, for one test."""
     with running(tmp_path / "pushgateway") as gateway:
         yield gateway
+
+
+@pytest.fixture(scope="module")
+def watch_kubeconfig(
+    request: pytest.FixtureRequest,
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch; one per test
+    module, named by its WATCH_ACCOUNT."""
+    name = getattr(request.module, "WATCH_ACCOUNT", "driftctl-watch")
+    return operator_kubeconfig(control_plane, kubectl, name, tmp_path_factory)
+
+
+@pytest.fixture
+def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
+    """Watch processes started by a test, killed at its end if still running."""
+    started: list[Watching] = []
+    yield started
+    for each in started:
+        each.kill()

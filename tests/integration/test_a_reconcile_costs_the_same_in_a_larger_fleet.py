@@ -20,45 +20,23 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from tests.controlplane import launcher
 from tests.support.control_plane import (
     Requests,
     delta,
-    operator_kubeconfig,
     quiet,
     request_counts,
 )
 from tests.support.harness import Harness, eventually
 from tests.support.watching import Watching, replicas, settled, start
 
-ACCOUNT = "driftctl-watch-cost"
+WATCH_ACCOUNT = "driftctl-watch-cost"
 OBJECTS = ("webapps", "deployments", "events", "horizontalpodautoscalers")
 LONG_LEASE = ("--lease-duration", "600")
 SMALL, LARGE = 50, 500
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
-
-
-@pytest.fixture
-def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
 
 
 def fleet(count: int) -> dict[str, tuple[str, int]]:

@@ -1,7 +1,8 @@
-"""`apply --config FILE` with every setting the CronJob's ConfigMap sets (cronjob/base/
-settings.yaml: the repository over HTTP with its token file, the ref, the path, the timeout,
-JSON logs, the wait) runs exactly as `apply` with those variables does: the same requests,
-counted by the API server, and the same log, event by event.
+"""The CronJob's settings file (cronjob/settings.yaml: the ConfigMap's settings.yaml, the
+repository over HTTP with its token file, the ref, the path, the timeout, JSON logs, the
+wait), given as `apply --config FILE`, runs exactly as `apply` with the same settings as
+DRIFTCTL_* variables does: the same requests, counted by the API server, and the same log,
+event by event.
 
 Each run corrects one hand-scaled Deployment (a different one each time: the same one twice
 would be a fight, and its second correction another story), so both send the same kinds of
@@ -31,7 +32,7 @@ from tests.support.gitrepos import Repo, http_git_server
 from tests.support.harness import LOCK_NAMESPACE, Harness
 from tests.support.paths import ROOT
 
-CRONJOB_SETTINGS = ROOT / "cronjob" / "base" / "settings.yaml"
+CRONJOB_SETTINGS = ROOT / "cronjob" / "settings.yaml"
 TOKEN = "tok-5f1c0e77ab"
 RESOURCES = ("webapps", "deployments", "events", "leases", "replicasets", "pods")
 APPS = {"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
@@ -48,30 +49,31 @@ def by_variable() -> dict[str, Setting]:
     }
 
 
-def cronjob_variables(url: str, token_file: Path, harness: Harness) -> dict[str, str]:
-    """The ConfigMap's variables, pointed at this test's repository, token and cluster."""
-    shipped: dict[str, str] = yaml.safe_load(CRONJOB_SETTINGS.read_text())["data"]
+def cronjob_settings(url: str, token_file: Path, harness: Harness) -> dict[str, Any]:
+    """The ConfigMap's settings file, pointed at this test's repository, token and cluster."""
+    configmap = yaml.safe_load(CRONJOB_SETTINGS.read_text())
+    shipped: dict[str, Any] = yaml.safe_load(configmap["data"]["settings.yaml"])
     here = {
-        "DRIFTCTL_REPO": url,
-        "DRIFTCTL_GIT_TOKEN_FILE": str(token_file),
-        "DRIFTCTL_KUBECONFIG": str(harness.kubeconfig),
-        "DRIFTCTL_INSTANCE": harness.instance,
-        "DRIFTCTL_NAMESPACE": harness.namespace,
-        "DRIFTCTL_LOCK_NAMESPACE": LOCK_NAMESPACE,
+        "repo": url,
+        "git-token-file": str(token_file),
+        "kubeconfig": str(harness.kubeconfig),
+        "instance": harness.instance,
+        "namespace": harness.namespace,
+        "lock-namespace": LOCK_NAMESPACE,
     }
-    assert set(here) - {"DRIFTCTL_REPO", "DRIFTCTL_GIT_TOKEN_FILE"} <= set(by_variable())
-    assert {"DRIFTCTL_REPO", "DRIFTCTL_GIT_TOKEN_FILE"} <= set(shipped), "the CronJob's own"
+    assert {"repo", "git-token-file"} <= set(shipped), "the CronJob's own"
     return {**shipped, **here}
 
 
-def as_file(variables: dict[str, str]) -> str:
-    """The same settings as one YAML file: a key per flag, each value as the file holds it."""
-    settings = by_variable()
-    document = {}
-    for variable, text in variables.items():
-        setting = settings[variable]
-        document[setting.name] = setting.kind.to_plain(setting.kind.parse(text))
-    return yaml.safe_dump(document, sort_keys=False)
+def as_variables(settings: dict[str, Any]) -> dict[str, str]:
+    """The same settings as DRIFTCTL_* variables: each value read as the file holds it,
+    written as its variable takes it."""
+    by_name = {each.name: each for each in by_variable().values()}
+    variables = {}
+    for key, value in settings.items():
+        setting = by_name[key]
+        variables[setting.variable] = setting.text(setting.kind.from_plain(value))
+    return variables
 
 
 def apply(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -104,15 +106,16 @@ def served(harness: Harness, tmp_path: Path) -> Repo:
     return repo
 
 
-def test_a_settings_file_of_the_cronjobs_variables_runs_as_they_do(
+def test_the_cronjobs_settings_file_runs_as_its_settings_as_variables_do(
     harness: Harness, served: Repo, control_plane: launcher.ControlPlane, tmp_path: Path
 ) -> None:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     config = tmp_path / "settings.yaml"
     with http_git_server(served.path.parent, "x-access-token", TOKEN) as (base, seen):
-        variables = cronjob_variables(f"{base}/apps.git", token_file, harness)
-        config.write_text(as_file(variables))
+        settings = cronjob_settings(f"{base}/apps.git", token_file, harness)
+        config.write_text(yaml.safe_dump(settings, sort_keys=False))
+        variables = as_variables(settings)
         first = apply(variables)
         assert first.returncode == 0, first.stderr
         runs = []

@@ -9,7 +9,8 @@
 - The RBAC of every variant (operator/'s too) has no wildcard and no access to Secrets
   beyond reading the one named Git Secret; the check is shown to catch each kind of grant
   it refuses.
-- The settings ConfigMap names only variables driftctl reads.
+- The Pod's settings file (the ConfigMap's settings.yaml) names only settings apply takes,
+  and its variables are only ones driftctl reads.
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from driftctl import __version__
+from driftctl import __version__, durations
 from driftctl.cli import cli
+from driftctl.settings.declare import Setting
+from driftctl.settings.file import catalogue
+from driftctl.settings.requests import GROUPS
 from tests.support.harness import Harness
 from tests.support.kustomize import (
     CRONJOB,
@@ -157,31 +162,45 @@ def test_the_image_is_named_for_users_to_retag_at_driftctls_version(harness: Har
     assert container["image"] == f"driftctl:{__version__}"
 
 
-def test_the_settings_name_only_variables_driftctl_reads(harness: Harness) -> None:
+def settings_of(documents: Sequence[Obj]) -> dict[str, Any]:
+    """The settings file the ConfigMap holds (the --config file the Pod reads)."""
+    configmap = named(documents, "ConfigMap", "driftctl-settings")
+    found: dict[str, Any] = yaml.safe_load(configmap["data"]["settings.yaml"])
+    return found
+
+
+def taken(setting: Setting) -> bool:
+    return "apply" in (setting.commands or ())
+
+
+def test_the_pod_reads_only_settings_driftctl_takes(harness: Harness) -> None:
     documents = render(kubectl_binary(harness), CRONJOB / "namespaced")
-    settings = named(documents, "ConfigMap", "driftctl-settings")["data"]
+    settings = settings_of(documents)
     [container] = named(documents, "CronJob", "driftctl")["spec"]["jobTemplate"]["spec"][
         "template"
     ]["spec"]["containers"]
     apply = cli.commands["apply"]
     known = {var for param in apply.params for var in _envvars(param.envvar)}
+    keys = {key for key, each in catalogue(GROUPS).items() if any(taken(s) for s in each)}
 
-    names = set(settings) | {item["name"] for item in container["env"]}
+    variables = {item["name"] for item in container["env"]}
 
-    assert {name for name in names if name.startswith("DRIFTCTL_")} <= known
-    assert settings["DRIFTCTL_TARGET_NAMESPACES"] == "webapps"
+    assert {name for name in variables if name.startswith("DRIFTCTL_")} <= known
+    assert "DRIFTCTL_CONFIG" in variables
+    assert set(settings) <= keys
+    assert settings["target-namespaces"] == ["webapps"]
 
 
 def test_waiting_for_rollouts_fits_within_the_jobs_deadline(harness: Harness) -> None:
-    """Turned on (DRIFTCTL_WAIT), the run's --timeout and the wait's end before the Job's
-    deadline stops the Pod, with a minute left for the Git fetch."""
+    """Turned on (wait), the run's timeout and the wait's end before the Job's deadline
+    stops the Pod, with a minute left for the Git fetch."""
     documents = render(kubectl_binary(harness), CRONJOB)
-    settings = named(documents, "ConfigMap", "driftctl-settings")["data"]
+    settings = settings_of(documents)
     job = named(documents, "CronJob", "driftctl")["spec"]["jobTemplate"]["spec"]
 
-    budget = float(settings["DRIFTCTL_TIMEOUT"]) + float(settings["DRIFTCTL_WAIT_TIMEOUT"])
+    budget = durations.seconds(settings["timeout"]) + durations.seconds(settings["wait-timeout"])
 
-    assert settings["DRIFTCTL_WAIT"] in ("false", "true")
+    assert settings["wait"] in (False, True)
     assert budget + 60 <= job["activeDeadlineSeconds"]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
@@ -103,7 +104,7 @@ def test_install_then_uninstall_keeping_the_applications_then_removing_everythin
     assert installed.stdout.splitlines()[-1] == f"applied CronJob/{c.LOCK_NAMESPACE}/driftctl"
     [settings] = items(plane, "configmaps", "-n", c.LOCK_NAMESPACE, "--field-selector",
                        "metadata.name=driftctl-settings")  # fmt: skip
-    assert settings["data"]["DRIFTCTL_REPO"] == REPO
+    assert yaml.safe_load(settings["data"]["settings.yaml"])["repo"] == REPO
     applied_by_the_cronjob_account(plane, repo, tmp_path)
     held = {
         i["metadata"]["name"]: i["metadata"].get("finalizers")

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
@@ -151,7 +152,11 @@ def test_a_second_instance_installs_beside_the_first_and_goes_alone(
 
     role = json.loads(kubectl(plane, "get", "clusterrole", "driftctl", "-o", "json"))
     settings = {
-        name: json.loads(kubectl(plane, "get", "configmap", name, "-n", NS, "-o", "json"))["data"]
+        name: yaml.safe_load(
+            json.loads(kubectl(plane, "get", "configmap", name, "-n", NS, "-o", "json"))["data"][
+                "settings.yaml"
+            ]
+        )
         for name in ("driftctl-settings", "driftctl-b-settings")
     }
     rehearsed = driftctl(plane.kubeconfig, "uninstall", "--instance", "b", "--dry-run")
@@ -168,10 +173,10 @@ def test_a_second_instance_installs_beside_the_first_and_goes_alone(
     )
     [webapps] = [rule for rule in role["rules"] if rule["resources"] == [c.PLURAL]]
     assert "watch" in webapps["verbs"]  # the operator's, kept by b's install
-    assert settings["driftctl-settings"]["DRIFTCTL_REPO"] == REPOS["default"]
-    assert settings["driftctl-b-settings"]["DRIFTCTL_REPO"] == REPOS["b"]
-    assert "DRIFTCTL_INSTANCE" not in settings["driftctl-settings"]
-    assert settings["driftctl-b-settings"]["DRIFTCTL_INSTANCE"] == "b"
+    assert settings["driftctl-settings"]["repo"] == REPOS["default"]
+    assert settings["driftctl-b-settings"]["repo"] == REPOS["b"]
+    assert "instance" not in settings["driftctl-settings"]
+    assert settings["driftctl-b-settings"]["instance"] == "b"
     assert rehearsed.returncode == 0, rehearsed.stderr
     assert after_rehearsal == names([*SHARED, *DEFAULT_ALONE, *B_ALONE])  # nothing written
     shared_with = (

@@ -29,9 +29,7 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from tests.controlplane import launcher
 from tests.support.builders import webapps_yaml
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import LOCK_NAMESPACE, Harness, Ran, eventually
 from tests.support.signing import Keys, Signer, commit, made_keys, tag
 from tests.support.watching import Watching, replicas, start
@@ -251,17 +249,6 @@ def test_a_saved_plan_is_verified_when_it_is_applied(
         f"the cluster stays at {trusted[:12]}"
     ]
     assert written(harness) == before
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, WATCH_ACCOUNT, tmp_path_factory)
 
 
 def test_watch_applies_verified_commits_and_keeps_the_last_one_when_a_commit_is_refused(

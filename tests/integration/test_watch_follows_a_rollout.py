@@ -11,14 +11,10 @@ the image can be pulled after all and the rollout completes, the WebApp turns Re
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from kubernetes import client
 
-from tests.controlplane import launcher
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
 from tests.support.rollouts import (
     new_replicaset,
@@ -30,27 +26,8 @@ from tests.support.rollouts import (
 )
 from tests.support.watching import Watching, start
 
-ACCOUNT = "driftctl-watch-rollouts"
+WATCH_ACCOUNT = "driftctl-watch-rollouts"
 DIGEST = "sha256:" + "7" * 64
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
-
-
-@pytest.fixture
-def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
 
 
 def ready_reason(harness: Harness) -> str:

@@ -12,25 +12,12 @@ from pathlib import Path
 import pytest
 
 from driftctl import conventions as c
-from tests.controlplane import launcher
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.drift_cases import SUSPENSION, annotate, scale
 from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
 from tests.support.watching import Watching, replicas, start
 
-ACCOUNT = "driftctl-watch-controls"
+WATCH_ACCOUNT = "driftctl-watch-controls"
 LEASE_SECONDS = "6"  # renewed every 2 s: a suspension on the Lease is seen that soon
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture

@@ -14,15 +14,11 @@ Waits are short polls on conditions, bounded; nothing here asserts a time.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.controlplane import launcher
 from tests.support.control_plane import (
     delta,
-    operator_kubeconfig,
     quiet,
     request_counts,
 )
@@ -33,30 +29,10 @@ WATCH_ACCOUNT = "driftctl-watch"
 WRITES = frozenset({"APPLY", "PATCH", "POST", "PUT", "CREATE", "UPDATE", "DELETE"})
 
 
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, WATCH_ACCOUNT, tmp_path_factory)
-
-
 def watches_started(process: Watching) -> float:
     """The WATCH requests the process started: of WebApps, Deployments and autoscalers."""
     kinds = ("webapps", "deployments", "horizontalpodautoscalers")
     return sum(process.metric(f"driftctl_watch_watches_{kind}") for kind in kinds)
-
-
-@pytest.fixture
-def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
-    """Watch processes started by a test, killed at its end if still running."""
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
 
 
 def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(

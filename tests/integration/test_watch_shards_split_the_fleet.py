@@ -15,39 +15,15 @@ are short polls on conditions, bounded; nothing here asserts a time.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from driftctl.core.planning.shards import shard_of
-from tests.controlplane import launcher
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
 from tests.support.watching import Watching, replicas, start
 
-ACCOUNT = "driftctl-watch-shards"
+WATCH_ACCOUNT = "driftctl-watch-shards"
 SHARDS = ("--shard-count", "2", "--lease-duration", "8")
 _LEADING = re.compile(r"leading: holds Lease \S+-shard-(\d)")
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    """A ServiceAccount with operator/'s RBAC: the CronJob's, plus watch."""
-    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
-
-
-@pytest.fixture
-def watching(harness: Harness, watch_kubeconfig: Path) -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
 
 
 def shard_led(process: Watching) -> int | None:

@@ -56,7 +56,7 @@ def driftctl_pod(
             "serviceAccountName": "driftctl",
             "hostNetwork": True,
             "restartPolicy": "Never",
-            # As the CronJob's Pod (cronjob/base/cronjob.yaml): containerd takes only the user,
+            # As the CronJob's Pod (cronjob/cronjob.yaml): containerd takes only the user,
             # not the group, from an image's USER.
             "securityContext": {
                 "runAsNonRoot": True,

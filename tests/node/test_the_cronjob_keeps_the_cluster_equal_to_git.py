@@ -25,7 +25,15 @@ import pytest
 
 from tests.support.builders import webapp
 from tests.support.gitrepos import Repo, http_git_server
-from tests.support.kustomize import NAMESPACE, Obj, named, render, write_overlay
+from tests.support.kustomize import (
+    CRONJOB,
+    NAMESPACE,
+    Obj,
+    named,
+    render,
+    settings_patch,
+    write_overlay,
+)
 from tests.support.node import NodeCluster, wait_for
 from tests.support.paths import ROOT
 
@@ -61,7 +69,6 @@ def machine_overlay(folder: Path, cluster: NodeCluster, repo_url: str) -> Path:
         {"name": name, "value": value}
         for name, value in cluster.node.host_network_environment().items()
     ]
-    settings = {"DRIFTCTL_REPO": repo_url, "DRIFTCTL_REF": "main", "DRIFTCTL_PATH": "apps"}
     cronjob_patch = {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
@@ -74,13 +81,8 @@ def machine_overlay(folder: Path, cluster: NodeCluster, repo_url: str) -> Path:
             }
         },
     }
-    settings_patch = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "driftctl-settings", "namespace": NAMESPACE},
-        "data": settings,
-    }
-    patches = [{"patch": json.dumps(patch)} for patch in (cronjob_patch, settings_patch)]
+    settings = settings_patch(CRONJOB, repo=repo_url)  # the file the Pod reads, its repository
+    patches = [{"patch": json.dumps(patch)} for patch in (cronjob_patch, settings)]
     return write_overlay(folder, [NODE_OVERLAY], patches=patches)
 
 
@@ -134,7 +136,7 @@ def pod_of(cluster: NodeCluster, job: str) -> Obj:
 
 
 def log_of(cluster: NodeCluster, job: str) -> list[dict[str, Any]]:
-    """The Job's Pod's log: JSON lines (DRIFTCTL_LOG_FORMAT=json in the settings)."""
+    """The Job's Pod's log: JSON lines (log-format: json in the settings file it reads)."""
     printed = cluster.run("logs", f"job/{job}", "-n", NAMESPACE)
     lines: list[dict[str, Any]] = [json.loads(line) for line in printed.splitlines()]
     return lines

@@ -29,7 +29,7 @@ import pytest
 
 from tests.support.builders import webapp
 from tests.support.gitrepos import Repo, http_git_server
-from tests.support.kustomize import NAMESPACE, Obj, named, render, write_overlay
+from tests.support.kustomize import NAMESPACE, Obj, named, render, settings_patch, write_overlay
 from tests.support.node import NodeCluster, wait_for
 from tests.support.paths import ROOT
 
@@ -87,20 +87,10 @@ def machine_overlay(folder: Path, cluster: NodeCluster, repo_url: str) -> Path:
         "metadata": {"name": "driftctl", "namespace": NAMESPACE},
         "spec": {"template": {"spec": {"containers": [{"name": "driftctl", "env": environment}]}}},
     }
-    settings = {
-        "DRIFTCTL_REPO": repo_url,
-        "DRIFTCTL_REF": "main",
-        "DRIFTCTL_PATH": "apps",
-        "DRIFTCTL_GIT_POLL": "2",
-    }
-    settings_patch = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "driftctl-settings", "namespace": NAMESPACE},
-        "data": settings,
-    }
+    # The file the Pods read, pointed at this test's repository, polled every 2 s.
+    settings = settings_patch(ROOT / "operator" / "namespaced", repo=repo_url, git_poll="2s")
     patches: list[dict[str, Any]] = [
-        {"patch": json.dumps(patch)} for patch in (deployment_patch, settings_patch)
+        {"patch": json.dumps(patch)} for patch in (deployment_patch, settings)
     ]
     port_path = "/spec/template/spec/containers/0/ports/0/containerPort"  # the probes' too
     patches.append(

@@ -54,6 +54,27 @@ def write_overlay(folder: Path, bases: Sequence[Path], **fields: Any) -> Path:
     return folder
 
 
+def settings_patch(folder: Path, **changes: object) -> dict[str, Any]:
+    """A patch of the ConfigMap driftctl-settings: the settings file `folder` ships (its
+    settings.yaml), each key of `changes` (git_poll: `git-poll`) set, its comments kept."""
+    configmap = yaml.safe_load((folder / "settings.yaml").read_text())
+    lines = configmap["data"]["settings.yaml"].splitlines()
+    for name, value in changes.items():
+        key = name.replace("_", "-")
+        line = yaml.safe_dump({key: value}, width=1000).strip()
+        at = [index for index, each in enumerate(lines) if each.startswith(f"{key}: ")]
+        if at:
+            lines[at[0]] = line
+        else:
+            lines.append(line)
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": configmap["metadata"],
+        "data": {"settings.yaml": "\n".join(lines) + "\n"},
+    }
+
+
 def relative(folder: Path, target: Path) -> str:
     """`target` as kustomize wants it in a kustomization in `folder`."""
     return os.path.relpath(target, folder)

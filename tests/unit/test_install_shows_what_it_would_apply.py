@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from driftctl.core.installation import Installation, is_workload, manifests
+from driftctl.core.installed_settings import scope_of
 from driftctl.settings.install import Form
 from tests.support.clirun import run_driftctl
 
@@ -32,7 +33,7 @@ def test_a_dry_run_prints_every_object_in_the_order_it_applies_them(
         "ClusterRole", "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
         "Deployment",
     ]  # fmt: skip
-    assert objects[-2]["data"]["DRIFTCTL_PATH"] == "apps"
+    assert yaml.safe_load(objects[-2]["data"]["settings.yaml"])["path"] == "apps"
 
 
 @pytest.mark.parametrize(
@@ -84,9 +85,9 @@ def test_another_instance_has_its_own_workload_settings_and_account(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 34: `install --instance b` rendered the default instance's CronJob, ConfigMap
-    and ServiceAccount, and so overwrote them. (The default instance's are held equal to
-    cronjob/ and operator/ by tests/integration/test_install_renders_the_shipped_
-    kustomizations.py.)"""
+    and ServiceAccount, and so overwrote them. (The default instance's are what cronjob/
+    and operator/ are made from: tests/unit/test_the_shipped_manifests_are_made_from_the_
+    code.py.)"""
     names = {}
     for form in ("cronjob", "operator"):
         ran = run_driftctl(
@@ -103,10 +104,10 @@ def test_another_instance_has_its_own_workload_settings_and_account(
         workload = objects[-1]
         template = (workload["spec"].get("jobTemplate") or workload)["spec"]["template"]
         assert template["spec"]["serviceAccountName"] == "driftctl-b"
-        [container] = template["spec"]["containers"]
-        assert container["envFrom"] == [{"configMapRef": {"name": "driftctl-b-settings"}}]
+        volumes = {each["name"]: each for each in template["spec"]["volumes"]}
+        assert volumes["settings"]["configMap"] == {"name": "driftctl-b-settings"}
         assert template["metadata"]["labels"]["app.kubernetes.io/instance"] == "b"
-        assert objects[-2]["data"]["DRIFTCTL_INSTANCE"] == "b"
+        assert yaml.safe_load(objects[-2]["data"]["settings.yaml"])["instance"] == "b"
 
     assert names["cronjob"] == [
         "Namespace//driftctl-system",  # shared
@@ -162,3 +163,22 @@ def test_every_instances_workload_is_found_by_its_pods_label() -> None:
 
     assert [is_workload(each) for each in workloads] == [True] * 4
     assert not is_workload(other)
+
+
+@pytest.mark.parametrize(
+    ("data", "scope"),
+    [
+        pytest.param(
+            {"settings.yaml": "repo: x\ntarget-namespaces: [web, api]\n"}, ("web", "api"), id="file"
+        ),
+        pytest.param({"settings.yaml": "repo: x\n"}, (), id="cluster-wide"),
+        pytest.param({"DRIFTCTL_TARGET_NAMESPACES": "web,api"}, ("web", "api"), id="older"),
+        pytest.param({"settings.yaml": "repo: [unclosed\n"}, (), id="unreadable"),
+    ],
+)
+def test_uninstall_finds_an_instances_namespaces_in_its_settings(
+    data: dict[str, str], scope: tuple[str, ...]
+) -> None:
+    """Its settings file's target-namespaces, or the variable an installation older than the
+    file kept (the Roles uninstall takes away are in those namespaces)."""
+    assert scope_of(data) == scope

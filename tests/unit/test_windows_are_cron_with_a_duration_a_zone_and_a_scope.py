@@ -45,7 +45,10 @@ def test_a_cron_expression_names_the_minutes_it_names(
         pytest.param("allow 0 18 * * 5", "needs `for DURATION`", id="no-duration"),
         pytest.param("pause 0 18 * * 5 for 1h", "must start with deny or allow", id="kind"),
         pytest.param("deny 0 18 * * for 1h", "needs 5 fields", id="four-fields"),
-        pytest.param("deny 60 18 * * 5 for 1h", "minute '60': 60 is out of 0-59", id="minute"),
+        pytest.param("deny 60 18 * * 5 for 1h", "minute '60' is not valid (0-59", id="minute"),
+        pytest.param(
+            "deny 0 18 * * SUNDAY for 1h", "day of week 'SUNDAY' is not valid", id="weekday"
+        ),
         pytest.param(
             "deny 0 18 * * 5 for 1y", "'1y' is not a duration: write 500ms", id="duration"
         ),
@@ -54,7 +57,7 @@ def test_a_cron_expression_names_the_minutes_it_names(
         pytest.param("deny 0 18 * * 5 for 1h in Mars/Base", "time zone 'Mars/Base'", id="zone"),
         pytest.param("deny 0 18 * * 5 for 1h on fixes", "scopes are changes, drift", id="scope"),
         pytest.param("deny 0 18 * * 5 for 1h at 3", "only `in ZONE` and `on SCOPES`", id="more"),
-        pytest.param("deny */0 * * * * for 1h", "must be a positive number", id="step"),
+        pytest.param("deny */0 * * * * for 1h", "minute '*/0' is not valid", id="step"),
     ],
 )
 def test_a_window_that_cannot_be_read_is_refused_saying_why(text: str, reason: str) -> None:
@@ -110,7 +113,7 @@ def test_deny_wins_over_allow() -> None:
     assert closed.window is lunch
 
 
-def test_a_start_the_clocks_skip_does_not_happen_and_one_they_repeat_happens_twice() -> None:
+def test_a_start_the_clocks_skip_happens_at_the_jump_and_one_they_repeat_happens_once() -> None:
     night = Window.parse("deny 30 2 * * * for 10m in Europe/Berlin")
 
     skipped = night.next_open(at("2026-03-28T12:00:00+00:00"))  # 29 March: 02:00 -> 03:00
@@ -118,9 +121,27 @@ def test_a_start_the_clocks_skip_does_not_happen_and_one_they_repeat_happens_twi
     assert first is not None
     second = night.next_open(first)
 
-    assert skipped == at("2026-03-30T02:30:00+02:00")
+    assert skipped == at("2026-03-29T03:00:00+02:00")
     assert first == at("2026-10-25T02:30:00+02:00")
-    assert second == at("2026-10-25T02:30:00+01:00")
+    assert second == at("2026-10-26T02:30:00+01:00")
+    assert night.open_until(at("2026-03-29T03:05:00+02:00")) == at("2026-03-29T03:10:00+02:00")
+    assert night.open_until(at("2026-10-25T02:35:00+01:00")) is None  # the hour again: shut
+
+
+def test_a_start_every_half_hour_follows_real_time_through_the_repeated_hour() -> None:
+    often = Window.parse("deny */30 * * * * for 10m in Europe/Berlin")
+    starts = [often.next_open(at("2026-10-25T02:10:00+02:00"))]
+    while len(starts) < 4:
+        last = starts[-1]
+        assert last is not None
+        starts.append(often.next_open(last))
+
+    assert starts == [
+        at("2026-10-25T02:30:00+02:00"),
+        at("2026-10-25T02:00:00+01:00"),
+        at("2026-10-25T02:30:00+01:00"),
+        at("2026-10-25T03:00:00+01:00"),
+    ]
 
 
 def test_a_window_is_shown_as_it_was_written() -> None:

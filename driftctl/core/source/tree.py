@@ -56,7 +56,8 @@ class Snapshot:
 
 def is_hidden(path: str) -> bool:
     """Paths under a dot-folder (.github, .git) or dot-files are never desired state."""
-    return any(part.startswith(".") for part in PurePosixPath(path).parts)
+    # PurePosixPath(path).parts' rule, without a path object for each of 10,000 files.
+    return any(part.startswith(".") for part in path.split("/") if part not in ("", "."))
 
 
 def is_manifest(path: str) -> bool:
