@@ -145,5 +145,5 @@ def test_every_repository_opened_is_closed_again(tmp_path: Path) -> None:
         assert head_of(source, os.environ) == repo.git("rev-parse", "HEAD")
         assert files(read_snapshot(source, os.environ))
 
+    # Equal, not zero: in the whole suite this process may hold other tests' servers.
     assert (open_files(me), children(me)) == before
-    assert before[1] == 0
