@@ -46,7 +46,7 @@ from driftctl.core.planning.actions import (
     Skip,
     Update,
 )
-from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.verbs import Verb
@@ -54,6 +54,7 @@ from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
 from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.render import digest, sinks
+from driftctl.render.plan import change_text
 from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify
 from driftctl.settings.declare import build
 from driftctl.shell.notify_http import Failed, Sent, send
@@ -163,6 +164,39 @@ def test_a_run_s_rollouts_come_from_its_report_failed_with_why_or_in_progress() 
     ]
     assert facts.rolling == (cart,)
     assert forge.commit_state(facts) is forge.CommitState.FAILURE
+
+
+WARN = "drift is reported and left as it is (drift-policy: warn)"
+
+
+def warned(replicas: int) -> Kept:
+    return Kept("spec.replicas", WARN, replicas, 2, held="drift")
+
+
+def test_held_drift_carries_its_fields_so_a_new_value_is_news_and_the_same_is_not() -> None:
+    def held_item(replicas: int, *, written: bool = False) -> Item:
+        if written:  # the run that applied Git's image keeps the drifted replicas
+            action: object = Update(SHOP, "", {}, (), (GIT,), kept=(warned(replicas),))
+            outcome = Outcome.CONFIGURED
+        else:  # the next runs write nothing: the whole object is held
+            action = Held(SHOP, WARN, Verb.UPDATE, "drift", kept=(warned(replicas),))
+            outcome = Outcome.HELD
+        [found] = [i for i in items_of(facts_of((action, outcome, ""))) if i.category == "held"]
+        return found
+
+    four, six = held_item(4), held_item(6)
+
+    assert four.what == f"update held: {WARN}"
+    assert [change_text(change) for change in four.changes] == [
+        "spec.replicas: 4 -> 2 (held)"
+    ]
+    assert held_item(4, written=True) == four  # the same drift, however the run wrote around it
+    assert held_item(4).fingerprint == four.fingerprint
+    assert six.key == four.key
+    assert six.fingerprint != four.fingerprint
+    record = recorded(tidings([four], {}, 10.0, 0), {}, 10.0)
+    assert not tidings([held_item(4)], record, 20.0, 0).worth_sending
+    assert tidings([six], record, 20.0, 0).new == (six,)
 
 
 def test_only_the_categories_asked_for_are_told() -> None:
