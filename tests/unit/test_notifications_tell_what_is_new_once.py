@@ -25,7 +25,7 @@ from driftctl.core.notify.facts import (
     RunFacts,
     items_of,
 )
-from driftctl.core.notify.outbox import Heading
+from driftctl.core.notify.outbox import Heading, digest_of
 from driftctl.core.notify.record import (
     Told,
     decoded,
@@ -187,9 +187,7 @@ def test_held_drift_carries_its_fields_so_a_new_value_is_news_and_the_same_is_no
     four, six = held_item(4), held_item(6)
 
     assert four.what == f"update held: {WARN}"
-    assert [change_text(change) for change in four.changes] == [
-        "spec.replicas: 4 -> 2 (held)"
-    ]
+    assert [change_text(change) for change in four.changes] == ["spec.replicas: 4 -> 2 (held)"]
     assert held_item(4, written=True) == four  # the same drift, however the run wrote around it
     assert held_item(4).fingerprint == four.fingerprint
     assert six.key == four.key
@@ -262,13 +260,13 @@ def test_a_digest_names_each_object_and_stays_within_its_bytes() -> None:
         for n in range(2000)
     ]
     told = tidings(many, {}, 1.0, 0)
-    text = digest.text(heading(), told, 4096)
+    text = digest.text(digest_of(heading(), told), 4096)
     assert len(text.encode()) <= 4096
     assert text.startswith("**driftctl** `default` at `aaaaaaaaaaaa`: 2000 new (exit 0)")
     assert "`Deployment/web/app-0000`: drift corrected" in text
     assert "spec.replicas: 5 -> 2 (changed by kubectl)" in text
     assert "more lines of this digest were cut" in text
-    body = digest.json_body(heading(), told, 8192)
+    body = digest.json_body(digest_of(heading(), told), 8192)
     document = json.loads(body)
     assert len(body) <= 8192
     assert document["summary"]["new"] == 2000

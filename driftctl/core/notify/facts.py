@@ -17,7 +17,7 @@ How an action and its outcome become items:
 | orphaned / configured | orphan; quarantine, confirm (a removal started) | prune |
 | skipped | drift that stays (a replace without --recreate): `held_reason` | held |
 | held | what a control holds (a suspension, a policy, a window): `held_reason` | held |
-| created / configured, held | fields a control keeps as the cluster has them (drift under warn) | held |
+| created / configured | its fields a control keeps as they are (drift under warn) | held |
 
 A held item carries its fields and values like every other item (`held_fields`: each field
 a control keeps, as `live -> Git`), so a held drift that takes another value is told again
