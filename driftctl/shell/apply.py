@@ -70,8 +70,8 @@ from driftctl.core.planning.status import (
     facts_of,
     held_condition,
     reads_pods,
+    rollout_state,
     stalled_message,
-    state_of,
     status_update,
 )
 from driftctl.core.retries import ends_the_run, is_object_refusal
@@ -426,7 +426,7 @@ class Applier:
         except StatusFailed as failed:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
         status, turned = update.status, ended(webapp.get("status") or {}, update.status)
-        state = state_of(status)
+        state = rollout_state(status)
         at_pods = state is RolloutState.PROGRESSING and reads_pods(webapp, deployment)
         why = stalled_message(status)
         reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
@@ -448,19 +448,17 @@ def write_status(
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
-    confirming: bool = False,
     schema: Schema | None = None,
 ) -> StatusUpdate:
     """The status of `webapp` from its Deployment (and, when they can tell something, the
-    new Pods: core.planning.status.reads_pods; always, when `confirming` a completion),
-    applied when it changed.
+    new Pods: core.planning.status.reads_pods), applied when it changed.
 
     StatusFailed when its Pods could not be read or the write was refused; an error that
     ends the run goes up as it is. `schema`: the status schema of the installed CRD when it
     is not driftctl's own (only what it declares is written).
     """
     pods = None
-    if reads_pods(webapp, deployment, confirming=confirming) and deployment is not None:
+    if reads_pods(webapp, deployment) and deployment is not None:
         try:
             pods = read_new_pods(kube, deployment)
         except ApiError as failed:

@@ -33,7 +33,7 @@ from tests.support.receivers import (
     serving,
     webhook_check,
 )
-from tests.support.rollouts import rolled_out
+from tests.support.rollouts import served
 
 SECRET = b"notify-test-secret-8c1f"
 GITHUB_TOKEN = "notify-test-github-token-5a2e"
@@ -193,7 +193,7 @@ def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
         )
         commit = harness.declare(APPS)
         runs = [apply(harness, *flags).code]  # shop's rollout starts: pending
-        rolled_out(kube_client, harness.namespace, "shop")  # as the Deployment controller would
+        served(kube_client, harness.namespace, "shop")  # as the controllers and a kubelet would
         runs += [apply(harness, *flags).code for _ in range(2)]  # complete; then the same state
         harness.kubectl("delete", "webapp", "shop", "-n", harness.namespace, "--wait=false")
         harness.kubectl(
