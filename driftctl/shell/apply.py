@@ -114,7 +114,7 @@ class RolloutSeen:
     key: ObjectKey
     state: RolloutState
     ended: RolloutState | None = None
-    at_pods: bool = False  # in progress, and its new Pods were read
+    at_pods: bool = False  # in progress, and its new Pods may tell more before long
     why: str | None = None  # stalled: the reason and message of its Stalled condition
 
 
@@ -427,7 +427,7 @@ class Applier:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
         status, turned = update.status, ended(webapp.get("status") or {}, update.status)
         state = rollout_state(status)
-        at_pods = state is RolloutState.PROGRESSING and reads_pods(webapp, deployment)
+        at_pods = update.look_again  # in progress, and its Pods may tell more before long
         why = stalled_message(status)
         reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
         stalled = stall_event(key, why) if why and turned else None

@@ -31,6 +31,7 @@ from driftctl.core.planning.status import (
     ended,
     reads_pods,
     rollout_state,
+    status_update,
     webapp_status,
 )
 from tests.support.builders import REVISION, status_deployment, status_webapp
@@ -433,3 +434,26 @@ def test_the_new_replicaset_is_the_deployments_own_of_its_revision() -> None:
     assert new_replicaset(deployment(), [old, other, new]) == new
     assert new_replicaset(deployment(revision="3"), [old, new]) is None
     assert selector_of(new) == "app=shop,pod-template-hash=bbbb"
+
+
+def test_a_rollout_is_looked_at_again_only_while_its_pods_may_tell_more() -> None:
+    """watch looks again at a rollout in progress only when its new Pods can change what
+    its status says without its Deployment moving: one not ready yet (it may stall), or
+    all ready and the completion not confirmed yet. A new ReplicaSet without Pods (no node,
+    no controller to make them) tells nothing until the Deployment's counts move."""
+    starting = new_pods(pod("shop-abcd-x1", **waiting("ContainerCreating")))
+    just_ready = new_pods(
+        *(pod(f"shop-abcd-x{n}", **ready(DIGEST_1, "2026-12-02T08:59:58Z")) for n in range(3))
+    )
+    steady = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_1)) for n in range(3)))
+    rolling = deployment(updated=1, total=4)
+
+    def again(dep: Obj, pods: NewPods | None) -> bool:
+        return status_update(status_webapp(), dep, NOW, pods=pods).look_again
+
+    assert again(rolling, starting)
+    assert not again(rolling, new_pods())  # a ReplicaSet without Pods
+    assert not again(rolling, NewPods(None, (), generation=2))
+    assert not again(rolling, None)  # not read
+    assert again(deployment(), just_ready)  # complete, not confirmed
+    assert not again(deployment(), steady)  # complete and confirmed

@@ -127,15 +127,17 @@ def needs_pods(deployment: Obj, images_generation: int | None) -> bool:
 
     `images_generation`: the Deployment generation whose images the WebApp status records
     (with its completion's confirmation: core.planning.status.confirmed). Without the
-    controller's revision annotation there is no new ReplicaSet to find.
+    controller's revision annotation there is no new ReplicaSet to find; while no replica
+    is updated (runs the latest template), the new ReplicaSet has no Pod to read, and the
+    first one made moves the Deployment's counts, which a run or `watch` sees anyway.
     """
     if DEPLOYMENT_REVISION not in annotations_of(deployment):
         return False
-    phase = rollout_of(deployment).phase
-    if phase is Phase.PROGRESSING:
-        return True
+    rollout = rollout_of(deployment)
+    if rollout.phase is Phase.PROGRESSING:
+        return rollout.updated > 0
     generation = int(metadata(deployment).get("generation", 0))
-    return phase is Phase.COMPLETE and images_generation != generation
+    return rollout.phase is Phase.COMPLETE and images_generation != generation
 
 
 def new_replicaset(deployment: Obj, replicasets: Iterable[Obj]) -> Obj | None:
@@ -301,6 +303,11 @@ class NewPods:
         if self.replicaset is None:
             return ()
         return running_images(self.pods, self.replicaset)
+
+    @property
+    def live(self) -> int:
+        """How many new Pods there are (not being deleted; 0: no new ReplicaSet found)."""
+        return 0 if self.replicaset is None else len(_of(self.pods, self.replicaset))
 
     @property
     def ready(self) -> int | None:

@@ -166,11 +166,13 @@ class Health:
 
 @dataclass(frozen=True)
 class StatusUpdate:
-    """The status to apply, the manifest carrying it, and whether it differs from live."""
+    """The status to apply, the manifest carrying it, whether it differs from live, and
+    whether a look again may tell what no change of the Deployment will (`look_again`)."""
 
     status: Obj
     manifest: Obj
     changed: bool
+    look_again: bool = False
 
 
 def health(
@@ -409,7 +411,20 @@ def status_update(
     if schema is not None:
         status, ours = fit(status, schema), fit(ours, schema)
     changed = not equal(status, ours)
-    return StatusUpdate(status, status_manifest(webapp, status), changed)
+    again = look_again(status, pods)
+    return StatusUpdate(status, status_manifest(webapp, status), changed, again)
+
+
+def look_again(status: Obj, pods: NewPods | None) -> bool:
+    """Whether a rollout in progress is worth a look again before its Deployment moves:
+    its new Pods were read and one is not ready (it may stall on a reason its Deployment
+    never shows: an image that cannot be pulled, a crash loop), or all are ready and the
+    completion is not confirmed yet (it is once they stood 10 s). A new ReplicaSet with no
+    Pod, or none found, tells nothing more until the Deployment's status moves (a Pod made
+    changes its counts), which is seen anyway."""
+    if pods is None or not pods.live or rollout_state(status) is not RolloutState.PROGRESSING:
+        return False
+    return (pods.ready or 0) < pods.live or bool(status.get("ready"))
 
 
 def status_manifest(webapp: Obj, status: Obj) -> Obj:
