@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from driftctl.core.notify.facts import Category, Item, RunFacts, items_of
 from driftctl.core.notify.outbox import Heading
-from driftctl.core.notify.record import merged
+from driftctl.core.notify.record import lasting, merged
 from driftctl.errors import DriftctlError
 from driftctl.pipeline.receivers import (
     Delivery,
@@ -241,4 +241,5 @@ class Gatherer:
                 return
             occasion = Occasion(self._items, self._teller.heading(self._latest), self._commit)
             self._pending, self._commit = False, None
+            self._items = lasting(self._items)  # the happenings are told now
         self._teller.tell(occasion)

@@ -208,8 +208,10 @@ class Applier:
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
     _rollouts: list[RolloutSeen] = field(default_factory=list)
-    # What an unchecked update turned out to be, from its writes' answers.
+    # What an unchecked update turned out to be, from its writes' answers: until its chain
+    # is done, then kept for `as_carried_out`.
     _answered: dict[ObjectKey, Action] = field(default_factory=dict)
+    _carried: dict[ObjectKey, Action] = field(default_factory=dict)
     _plan: Plan = field(default_factory=lambda: Plan(()))
     _crd: InstalledCrd = OWN  # what the installed CRD lets a status hold
 
@@ -236,6 +238,11 @@ class Applier:
             held=held_counts(plan),
             suspended=plan.suspended,
         )
+
+    def as_carried_out(self, plan: Plan) -> Plan:
+        """`plan` with each unchecked update (watch's) as its writes' answers showed it: its
+        changes, as a plan would have said them (for what a run tells people)."""
+        return replace(plan, actions=tuple(self._carried.get(a.key, a) for a in plan.actions))
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
@@ -291,6 +298,8 @@ class Applier:
                 if outcome.outcome is Outcome.FAILED:
                     self._failed.add(outcome.key)
                 done.append((self._answered.pop(step.key, step), outcome))
+                if done[-1][0] is not step:
+                    self._carried[step.key] = done[-1][0]
                 reports.append(outcome)
             index += 1
         lifted = self._plan.lifted.get(webapp.place, "")

@@ -8,6 +8,7 @@ state. The sender's retries are checked against a loopback server.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -240,14 +241,21 @@ def test_a_record_survives_its_json_and_a_damaged_one_is_empty() -> None:
     assert decoded('{"format": 99, "told": {}}') == {}
 
 
-def test_watch_replaces_only_the_items_of_the_webapps_it_reconciled() -> None:
+def test_watch_replaces_the_conditions_of_the_webapps_it_reconciled_and_keeps_what_happened() -> (
+    None
+):
+    """A reconcile replaces its WebApps' conditions; what happened (a correction) waits to
+    be told, whatever the reconciles after it find; a newer one of the same key replaces it."""
     other = Item(
         Category.DRIFT, "Deployment/web/blog", "drift corrected", place=Place("web", "blog")
     )
     failed = Item(Category.ERROR, RUN, "Git unreachable")
-    standing = (item(), other, failed)
-    assert merged(standing, (), frozenset({SHOP.place})) == (other, failed)
-    assert merged(standing, (), None) == ()
+    conflict = Item(Category.CONFLICT, SHOP.display, "another instance's", place=SHOP.place)
+    standing = (item(), other, failed, conflict)
+    assert merged(standing, (), frozenset({SHOP.place})) == (item(), other, failed)
+    assert merged(standing, (), None) == (item(), other)
+    again = item("drift corrected again")
+    assert merged(standing, (again,), frozenset({SHOP.place})) == (other, failed, again)
 
 
 def heading(exit_code: int = 0) -> Heading:
@@ -367,7 +375,8 @@ def test_the_sender_tries_again_only_what_may_pass(
 
 
 def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path) -> None:
-    """Two reconciles heard, one digest sent; heard nothing more, nothing more sent. With no
+    """Two reconciles heard, one digest sent; a later reconcile of the same WebApp that finds
+    nothing (a status refresh) loses nothing; heard nothing more, nothing more sent. With no
     cluster to keep the record in, the digest still goes out and the log says so."""
     warnings: list[str] = []
     cluster = Cluster(kubeconfig=str(tmp_path / "missing"))
@@ -378,6 +387,8 @@ def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path
             update = Update(key, "", {}, (), (SCALED,))
             facts = facts_of((update, Outcome.CONFIGURED, ""))
             gatherer.heard(RunFacts(SHA, facts.plan, facts.report, scope=frozenset({key.place})))
+        refreshed = facts_of((Update(SHOP, "", {}, (), ()), Outcome.UNCHANGED, ""))  # a status
+        gatherer.heard(dataclasses.replace(refreshed, scope=frozenset({SHOP.place})))
         gatherer.flush()
         gatherer.flush()
 

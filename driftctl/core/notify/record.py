@@ -103,14 +103,22 @@ def merged(
 ) -> tuple[Item, ...]:
     """watch: the items standing after a reconcile of the WebApps of `scope` found `found`.
 
-    A whole run (None) replaces everything; a reconcile replaces its WebApps' items and the
-    run items of the same key, and keeps the others.
+    A condition is replaced: a whole run (None) replaces every condition, a reconcile its
+    WebApps' conditions and the run items of the same key. A happening (a correction, a
+    prune, a commit applied) stays until it is told (the gatherer keeps only the conditions
+    once it told them: `lasting`), so a later reconcile of its WebApp that finds nothing
+    (a status refresh) does not lose it; a newer one of the same key replaces it.
     """
-    if scope is None:
-        return tuple(found)
     keys = {item.key for item in found}
-    kept = [i for i in current if i.key not in keys and (i.place is None or i.place not in scope)]
-    return (*kept, *found)
+
+    def stays(item: Item) -> bool:
+        if item.key in keys:
+            return False
+        if not KINDS[item.category].lasting:
+            return True
+        return scope is not None and (item.place is None or item.place not in scope)
+
+    return (*(item for item in current if stays(item)), *found)
 
 
 def encoded(record: Record, beside: Mapping[str, object] | None = None) -> str:

@@ -130,7 +130,8 @@ class Reconciler:
             recording=setup.recording,
         )
         report = applier.carry_out(plan, planned.live)
-        self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
+        carried = applier.as_carried_out(plan)  # unchecked updates, with what they changed
+        self._heard(RunFacts.of_report(plan.revision, carried, report, scope=frozenset({place})))
         return report
 
     def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
