@@ -99,7 +99,8 @@ class Teller:
         """Tell every receiver what it was not told yet (module docstring); never raises."""
         if not self.receivers:
             return
-        run = Run(uuid.uuid4().hex, self.clock() + self.notify.timeout + CLAIM_MARGIN)
+        now = self.clock()
+        run = Run(uuid.uuid4().hex, now, now + self.notify.timeout + CLAIM_MARGIN)
         ref, kube, kept = self._record()
         kept, prepared = self._claim(occasion, run, Where(ref, kube), kept)
         jobs = {name: each.send for name, each in prepared.items()}

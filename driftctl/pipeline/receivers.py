@@ -63,10 +63,12 @@ class Delivery:
 
 @dataclass(frozen=True)
 class Run:
-    """Who tells: the run's id, which its claims carry, and when they lapse (seconds since
-    the epoch: its --notify-timeout and a margin from now)."""
+    """Who tells: the run's id, which its claims carry, when it claims and when its claims
+    lapse (seconds since the epoch, on the teller's clock: its --notify-timeout and a
+    margin from `now`)."""
 
     id: str
+    now: float
     until: float
 
 
@@ -134,7 +136,7 @@ def _digest(
     own = box.digest_of(occasion.heading, told) if told.worth_sending else None
     if own is not None:
         outbox = box.kept(outbox, own, notify.max_bytes)
-    outbox, letters = box.claimed(outbox, run.id, now, run.until)
+    outbox, letters = box.claimed(outbox, run.id, run.now, run.until)
     claimed = box.document_text(recorded(told, record, now), outbox)
     own_id = own.id if own is not None else None
     return Prepared(claimed, lambda: _deliver(letters, own_id, post_of, notify.timeout, run))
