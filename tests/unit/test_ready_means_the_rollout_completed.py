@@ -438,9 +438,10 @@ def test_the_new_replicaset_is_the_deployments_own_of_its_revision() -> None:
 
 def test_a_rollout_is_looked_at_again_only_while_its_pods_may_tell_more() -> None:
     """watch looks again at a rollout in progress only when its new Pods can change what
-    its status says without its Deployment moving: one not ready yet (it may stall), or
-    all ready and the completion not confirmed yet. A new ReplicaSet without Pods (no node,
-    no controller to make them) tells nothing until the Deployment's counts move."""
+    its status says without its Deployment moving: one not ready yet (it may stall), none
+    found yet while the Deployment counts some, or all ready and the completion not
+    confirmed yet. While the Deployment counts no new Pod (none made yet: no node, no
+    controller to make them), they are not read and nothing is looked at again."""
     starting = new_pods(pod("shop-abcd-x1", **waiting("ContainerCreating")))
     just_ready = new_pods(
         *(pod(f"shop-abcd-x{n}", **ready(DIGEST_1, "2026-12-02T08:59:58Z")) for n in range(3))
@@ -451,9 +452,11 @@ def test_a_rollout_is_looked_at_again_only_while_its_pods_may_tell_more() -> Non
     def again(dep: Obj, pods: NewPods | None) -> bool:
         return status_update(status_webapp(), dep, NOW, pods=pods).look_again
 
+    waiting_for_pods = deployment(updated=0, total=3)
+
     assert again(rolling, starting)
-    assert not again(rolling, new_pods())  # a ReplicaSet without Pods
-    assert not again(rolling, NewPods(None, (), generation=2))
-    assert not again(rolling, None)  # not read
+    assert again(rolling, new_pods())  # counted by the Deployment, not found yet
+    assert not needs_pods(waiting_for_pods, None)  # no new Pod counted: none read
+    assert not again(waiting_for_pods, None)
     assert again(deployment(), just_ready)  # complete, not confirmed
     assert not again(deployment(), steady)  # complete and confirmed

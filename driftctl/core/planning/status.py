@@ -417,14 +417,15 @@ def status_update(
 
 def look_again(status: Obj, pods: NewPods | None) -> bool:
     """Whether a rollout in progress is worth a look again before its Deployment moves:
-    its new Pods were read and one is not ready (it may stall on a reason its Deployment
-    never shows: an image that cannot be pulled, a crash loop), or all are ready and the
-    completion is not confirmed yet (it is once they stood 10 s). A new ReplicaSet with no
-    Pod, or none found, tells nothing more until the Deployment's status moves (a Pod made
-    changes its counts), which is seen anyway."""
-    if pods is None or not pods.live or rollout_state(status) is not RolloutState.PROGRESSING:
+    its new Pods were read (the Deployment counts some: core.planning.rollout.needs_pods)
+    and one is not ready (it may stall on a reason its Deployment never shows: an image that
+    cannot be pulled, a crash loop), or none was found yet, or all are ready and the
+    completion is not confirmed yet (it is once they stood 10 s). A rollout whose Pods were
+    not read (none counted yet) tells nothing more until the Deployment's status moves (a
+    Pod made changes its counts), which is seen anyway."""
+    if pods is None or rollout_state(status) is not RolloutState.PROGRESSING:
         return False
-    return (pods.ready or 0) < pods.live or bool(status.get("ready"))
+    return (pods.ready or 0) < pods.live or not pods.live or bool(status.get("ready"))
 
 
 def status_manifest(webapp: Obj, status: Obj) -> Obj:
