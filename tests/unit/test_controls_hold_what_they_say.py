@@ -582,6 +582,7 @@ def test_what_a_control_holds_is_never_written_and_the_rest_converges(
     assert held_fields(cluster, first) == {  # a field held keeps the value the hold keeps
         (action.key.display, kept.path): kept.live
         for action in first.actions
+        if not isinstance(action, Held)  # written around its held fields
         for kept in kept_of(action)
         if kept.held
     }
@@ -595,11 +596,12 @@ def shown(cluster: ModelCluster, key: ObjectKey) -> dict[str, Any]:
 
 
 def held_fields(cluster: ModelCluster, planned: Plan) -> dict[tuple[str, str], Any]:
-    """Each field `planned` holds (drift under warn, Git's change under hold), as
-    `cluster` has it now."""
+    """Each field `planned` holds (drift under warn, Git's change under hold) of an object
+    it writes, as `cluster` has it now (an object held whole: `held_whole`)."""
     return {
         (action.key.display, kept.path): shown(cluster, action.key).get(kept.path)
         for action in planned.actions
+        if not isinstance(action, Held)
         for kept in kept_of(action)
         if kept.held
     }
