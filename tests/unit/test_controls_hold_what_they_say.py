@@ -13,7 +13,7 @@ import datetime
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
@@ -540,6 +540,13 @@ POLICIES = {
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # always: a scale left under warn while Git's image change is applied beside it
+    earlier=[SHOP],
+    changes=[("scale", "shop", 7)],
+    desired=[app("shop", "nginx:1.28", 2)],
+    suspended=set(),
+    chosen={"shop": "warn"},
+)
 @given(
     earlier=app_sets,
     changes=drifts,
