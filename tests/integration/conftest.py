@@ -23,6 +23,7 @@ from tests.controlplane.pki import issue_serving
 from tests.support.control_plane import (
     account_kubeconfig,
     for_account,
+    operator_kubeconfig,
     own_control_plane,
     release_finalizers,
 )
@@ -209,3 +210,18 @@ def pushgateway(tmp_path: Path) -> Iterator[Pushgateway]:
     """A real Prometheus Pushgateway on a free loopback port, for one test."""
     with running(tmp_path / "pushgateway") as gateway:
         yield gateway
+
+
+@pytest.fixture(scope="module")
+def watch_kubeconfig(
+    request: pytest.FixtureRequest,
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    crd_installed: None,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A ServiceAccount of the test module's own with operator/'s RBAC (the CronJob's, plus
+    watch), named after the module."""
+    stem = re.sub(r"[^a-z0-9-]+", "-", request.module.__name__.rpartition(".")[2].lower())
+    name = f"driftctl-w-{stem[5:40].strip('-')}"
+    return operator_kubeconfig(control_plane, kubectl, name, tmp_path_factory)

@@ -118,13 +118,19 @@ def occasion(run: int, *, at: float = 1_800_000_000.0) -> Occasion:
     return Occasion((item,), Heading("default", f"{run:040x}", 0, at + 60 * run), None)
 
 
+def down_for(harness: Harness, unsigned: tuple[Receiver, Switch], runs: int) -> Receiver:
+    """`runs` runs, each with a digest of its own, while the receiver is down."""
+    webhook, switch = unsigned
+    switch.down = True
+    for run in range(runs):
+        teller(harness, webhook.url).tell(occasion(run))
+    return webhook
+
+
 def test_fifty_missed_digests_keep_the_record_bounded_and_the_oldest_counted_exactly(
     harness: Harness, unsigned: tuple[Receiver, Switch]
 ) -> None:
-    webhook, switch = unsigned
-    switch.down = True
-    for run in range(50):
-        teller(harness, webhook.url).tell(occasion(run))
+    webhook, switch = down_for(harness, unsigned, 50), unsigned[1]
     record = harness.get("configmap", c.notified_name(harness.instance), LOCK_NAMESPACE)
     switch.down = False
     teller(harness, webhook.url, timeout=30.0).tell(occasion(49))  # nothing new: only the late
@@ -150,10 +156,7 @@ def test_fifty_missed_digests_keep_the_record_bounded_and_the_oldest_counted_exa
 def test_two_runs_racing_on_one_outbox_deliver_each_digest_once_by_id(
     harness: Harness, unsigned: tuple[Receiver, Switch]
 ) -> None:
-    webhook, switch = unsigned
-    switch.down = True
-    for run in range(6):
-        teller(harness, webhook.url).tell(occasion(run))
+    webhook, switch = down_for(harness, unsigned, 6), unsigned[1]
     down = len(webhook.received)
     switch.down, switch.delay = False, 0.3  # slow enough for the two runs to overlap
     racing = [

@@ -1,10 +1,11 @@
 """`driftctl watch` tells a burst of hand edits in one or a few digests, to a real receiver
 on loopback: each correction told once, none lost, none twice.
 
-The watch runs as a ServiceAccount with operator/'s RBAC and gathers what its reconciles
-found over --notify-window (pipeline.notify.Gatherer); what each digest told is kept in
-the instance's notification record, as the CronJob's is. A burst: 100 Deployments scaled
-by hand at once (admin, through the API as fast as it takes them, recorded as kubectl's).
+The watch runs as a ServiceAccount with operator/'s RBAC (tests/integration/conftest.py)
+and gathers what its reconciles found over --notify-window (pipeline.notify.Gatherer);
+what each digest told is kept in the instance's notification record, as the CronJob's is.
+A burst: 100 Deployments scaled by hand at once (admin, through the API as fast as it
+takes them, recorded as kubectl's).
 """
 
 from __future__ import annotations
@@ -16,40 +17,19 @@ from pathlib import Path
 import pytest
 from kubernetes import client
 
-from tests.controlplane import launcher
-from tests.support.control_plane import operator_kubeconfig
 from tests.support.harness import Harness, eventually
 from tests.support.receivers import Receiver, accepting, serving
 from tests.support.watching import Watching, settled, start
 
-ACCOUNT = "driftctl-watch-burst"
 BURST = 100
 WINDOW = "5"  # seconds a digest gathers reconciles
 APPS = {f"app-{n:03d}": ("nginx:1.27", 1) for n in range(BURST)}
-
-
-@pytest.fixture(scope="module")
-def watch_kubeconfig(
-    control_plane: launcher.ControlPlane,
-    kubectl: list[str],
-    crd_installed: None,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    return operator_kubeconfig(control_plane, kubectl, ACCOUNT, tmp_path_factory)
 
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     with serving(accepting) as found:
         yield found
-
-
-@pytest.fixture
-def watching() -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
 
 
 def told(receiver: Receiver, since: int) -> list[tuple[str, str]]:

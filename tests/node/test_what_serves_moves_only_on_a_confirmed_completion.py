@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,6 @@ def watch_account(
     """A ServiceAccount with operator/'s RBAC (the CronJob's, plus watch) on the node's plane."""
     kubectl = [str(node_plane.bin_dir / "kubectl"), f"--kubeconfig={node_plane.kubeconfig}"]
     return operator_kubeconfig(node_plane, kubectl, "driftctl-watch", tmp_path_factory)
-
-
-@pytest.fixture
-def watching() -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for process in started:
-        process.kill()
 
 
 def status_of(harness: Harness) -> Obj:
