@@ -13,6 +13,10 @@ too, so Deployments get a status as in a cluster, without a node, hence without 
 - the aftermath: at once, hand scales one after another while the Deployment
   controller's status updates of the new Deployments are still being worked through
   (driftctl's status refreshes wait in its queue: their count is recorded at each edit);
+- the minute after the cold start (its aftermath included): the process's CPU seconds,
+  the requests the API server dispatched for both tools' ServiceAccount, by kind; every
+  rollout stays in progress (no node, no Pod), as a fleet-wide image change would keep
+  them on a real cluster for a while;
 - a quiet cluster: the Deployment controller stopped (the progress deadline of Deployments
   that never get Pods would otherwise change them all again ten minutes later), nothing
   sent for 2 s, then hand scales one at a time, a second apart;
@@ -315,6 +319,7 @@ def run_scenarios(run: Run, options: argparse.Namespace) -> dict[str, Any]:
     ready_cpu, ready_memory = operator.cpu_seconds(), operator.memory_kib()
     readyz = tool == "driftctl" and operator.get("/readyz")[0] == 200
 
+    start_cpu, start_requests = operator.cpu_seconds(), request_counts(plane)
     edited = fleet.apps()
     aftermath, waiting = [], []
     for app in edited[1 : 1 + AFTERMATH_EDITS * EDIT_EVERY : EDIT_EVERY]:
@@ -324,6 +329,8 @@ def run_scenarios(run: Run, options: argparse.Namespace) -> dict[str, Any]:
         aftermath.append(correction(apps, app.namespace, app.name))
         time.sleep(0.2)
     aftermath_load = os.getloadavg()[0]
+    time.sleep(max(ready + QUIET_SECONDS - (time.perf_counter() - operator.started), 0.0))
+    start_minute = operator.cpu_seconds() - start_cpu, request_counts(plane)
 
     quiet_cluster(plane)
     bench_.settle(bench)
@@ -347,6 +354,9 @@ def run_scenarios(run: Run, options: argparse.Namespace) -> dict[str, Any]:
         "aftermath": spread(aftermath),
         "aftermath_status_refreshes_waiting": waiting,
         "aftermath_load": round(aftermath_load, 2),
+        "start_minute_cpu_seconds": round(start_minute[0], 3),
+        "start_minute_requests": start_minute[1].service_accounts - start_requests.service_accounts,
+        "start_minute_requests_by_kind": requests_by_kind(start_requests, start_minute[1]),
         "quiet": spread(quiet),
         "quiet_seconds": QUIET_SECONDS,
         "quiet_cpu_seconds": round(cpu, 3),
@@ -410,8 +420,9 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "| tool | WebApps | cold start, s (CPU s) | RSS ready / end / peak, MiB "
         "| aftermath correction median (min-max), s | status refreshes waiting "
+        "| minute after the start: CPU s, requests "
         "| quiet correction median (min-max), s | quiet minute CPU s | requests in it | load |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in data["rows"]:
         waiting = [w for w in row["aftermath_status_refreshes_waiting"] if w is not None]
@@ -420,12 +431,19 @@ def markdown(data: dict[str, Any]) -> str:
             f"| {row['tool']} | {row['size']:,} | {row['cold_start_seconds']:.1f} "
             f"({row['cold_start_cpu_seconds']:.1f}) | {row['rss_kib_ready'] / 1024:.0f} / "
             f"{row['rss_kib_end'] / 1024:.0f} / {row['rss_kib_peak'] / 1024:.0f} | "
-            f"{_spread(row['aftermath'])} | {shown} | {_spread(row['quiet'])} | "
+            f"{_spread(row['aftermath'])} | {shown} | {_start_minute(row)} | "
+            f"{_spread(row['quiet'])} | "
             f"{row['quiet_cpu_seconds']:.2f} | {row['quiet_requests']} | "
             f"{row['cold_start_load']:.1f} / {row['quiet_load']:.1f} |"
         )
     lines += ["", *comparison(data["rows"])]
     return "\n".join(lines) + "\n"
+
+
+def _start_minute(row: dict[str, Any]) -> str:
+    if "start_minute_cpu_seconds" not in row:  # results from before it was measured
+        return "-"
+    return f"{row['start_minute_cpu_seconds']:.2f}, {row['start_minute_requests']}"
 
 
 def _spread(item: dict[str, Any]) -> str:
@@ -437,8 +455,9 @@ def comparison(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| WebApps | quiet correction, driftctl/seed (bound 1.5) | RSS at the end, "
         "driftctl/seed (bound 1.0 at 10,000) | quiet-minute CPU, driftctl/seed (bound 2.0) "
+        "| minute after the start, CPU driftctl/seed (bound 1.5 at 10,000) "
         "| aftermath correction, driftctl max |",
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
     by = {(row["tool"], row["size"]): row for row in rows}
     for size in sorted({row["size"] for row in rows}):
@@ -448,8 +467,12 @@ def comparison(rows: list[dict[str, Any]]) -> list[str]:
         correction_ratio = ours["quiet"]["median"] / seed["quiet"]["median"]
         rss = ours["rss_kib_end"] / seed["rss_kib_end"]
         cpu = ours["quiet_cpu_seconds"] / max(seed["quiet_cpu_seconds"], 0.01)
+        started = "-"
+        if "start_minute_cpu_seconds" in ours and "start_minute_cpu_seconds" in seed:
+            ratio = ours["start_minute_cpu_seconds"] / max(seed["start_minute_cpu_seconds"], 0.01)
+            started = f"{ratio:.2f}"
         lines.append(
-            f"| {size:,} | {correction_ratio:.2f} | {rss:.2f} | {cpu:.2f} | "
+            f"| {size:,} | {correction_ratio:.2f} | {rss:.2f} | {cpu:.2f} | {started} | "
             f"{ours['aftermath']['max']:.3f} s |"
         )
     return lines

@@ -1,5 +1,6 @@
 """Fixtures shared by every test: the node's (tests/support/node_fixtures.py, for tests/node
-and the tooling tests of the node), and the integration and node markers."""
+and the tooling tests of the node), the watch processes a test starts
+(tests/support/watching.py), and the integration and node markers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytest_plugins = ["tests.support.node_fixtures"]
+pytest_plugins = ["tests.support.node_fixtures", "tests.support.watching"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

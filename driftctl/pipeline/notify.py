@@ -1,13 +1,19 @@
-"""Telling people what a run did: one digest per run, to each receiver, once.
+"""Telling people what a run did: one digest per run, to each receiver, once, and what a
+receiver could not take, later.
 
 For a run (apply) or a window of reconciles (watch), in order:
 1. its items (core.notify.facts), of the categories --notify-on names;
-2. what each receiver was last told, from the cluster (shell.notify_record);
-3. per receiver, at once, each in a thread of its own: what is worth telling now
-   (core.notify.record, core.notify.forge), its request (render.digest, render.sinks),
-   sent (shell.notify_http) within --notify-timeout, retries included;
-4. what each receiver took, written back: a receiver that failed keeps its old record, so
-   the next run tells it again.
+2. what each receiver was last told and what waits in its outbox, from the cluster
+   (shell.notify_record);
+3. each receiver prepared (pipeline.receivers): what it is told now, its digest kept in its
+   outbox and the entries this run sends claimed, all written before anything is sent, in
+   one write guarded by the record's resourceVersion (another run wrote it since: read
+   again, prepared again);
+4. per receiver, at once, each in a thread of its own: sent (shell.notify_http) within
+   --notify-timeout, retries included;
+5. what each receiver took, settled in the record as it is then (read again while another
+   run wrote it since): a digest delivered leaves the outbox, one that was not stays for
+   the next run (at least once: docs/operations/notifications.md).
 A failure anywhere is a warning (`warn`) and never changes the run's exit code; the whole
 of it ends within --notify-timeout and a moment, even if a receiver never answers.
 Without a receiver configured nothing is read, written or sent.
@@ -20,24 +26,40 @@ Decides nothing itself.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from driftctl.core.notify.facts import Category, Item, RunFacts, items_of
 from driftctl.core.notify.outbox import Heading
-from driftctl.core.notify.record import (
-    merged,
-)
+from driftctl.core.notify.record import lasting, merged
 from driftctl.errors import DriftctlError
-from driftctl.pipeline.receivers import Delivery, Occasion, Receiver, receivers_of
+from driftctl.pipeline.receivers import (
+    Delivery,
+    Occasion,
+    Prepared,
+    Receiver,
+    Run,
+    receivers_of,
+)
 from driftctl.pipeline.runs import Notice, open_cluster
 from driftctl.settings import Cluster, Lock, Notify, Shard
 from driftctl.shell import notify_record
 from driftctl.shell.kube import Kube
 
 JOIN_MARGIN = 2.0  # seconds past --notify-timeout a run waits for its receivers' threads
+CLAIM_MARGIN = 30.0  # seconds past --notify-timeout a run's claims hold (JOIN_MARGIN, writes)
+WRITE_TRIES = 5  # writes of the record tried while other runs write it too
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the record is, and the client that reads and writes it (None: unreachable)."""
+
+    ref: notify_record.RecordRef
+    kube: Kube | None
 
 
 class Teller:
@@ -77,23 +99,73 @@ class Teller:
         """Tell every receiver what it was not told yet (module docstring); never raises."""
         if not self.receivers:
             return
+        now = self.clock()
+        run = Run(uuid.uuid4().hex, now, now + self.notify.timeout + CLAIM_MARGIN)
         ref, kube, kept = self._record()
-        data = kept.data if isinstance(kept, notify_record.Kept) else {}
-        jobs = {
-            name: functools.partial(receiver, occasion, data.get(name))
-            for name, receiver in self.receivers.items()
-        }
+        kept, prepared = self._claim(occasion, run, Where(ref, kube), kept)
+        jobs = {name: each.send for name, each in prepared.items()}
         done = _in_threads(jobs, self.notify.timeout + JOIN_MARGIN)
-        after = dict(data)
-        for name, told in done.items():
-            if told.failed is not None:
-                self._warn(f"notification not sent: {told.failed}")
-            elif told.document is not None:
-                after[name] = told.document
-        if kube is not None and isinstance(kept, notify_record.Kept) and after != data:
-            failed = notify_record.write(kube, ref, kept, after)
-            if failed is not None:
-                self._warn(f"notifications: {failed}")
+        for delivery in done.values():
+            if delivery.failed is not None:
+                self._warn(f"notification not sent: {delivery.failed}")
+        self._settle(done, Where(ref, kube), kept)
+
+    def _claim(
+        self, occasion: Occasion, run: Run, where: Where, kept: notify_record.Kept | str
+    ) -> tuple[notify_record.Kept | str, dict[str, Prepared]]:
+        """Each receiver prepared on the record as read, and the record kept so (claims,
+        digests kept to deliver, what was told) before anything is sent."""
+        prepared: dict[str, Prepared] = {}
+
+        def prepare(data: Mapping[str, str]) -> dict[str, str]:
+            prepared.clear()
+            for name, receiver in self.receivers.items():
+                prepared[name] = receiver(occasion, data.get(name), run)
+            documents = {name: each.document for name, each in prepared.items()}
+            return {**data, **{name: doc for name, doc in documents.items() if doc is not None}}
+
+        kept = self._rewritten(where, kept, prepare)
+        if not prepared:  # nothing was read: told as if nothing was told before
+            prepare({})
+        return kept, prepared
+
+    def _settle(
+        self, done: Mapping[str, Delivery], where: Where, kept: notify_record.Kept | str
+    ) -> None:
+        """What each receiver took, kept in the record as it is now."""
+
+        def settle(data: Mapping[str, str]) -> dict[str, str]:
+            after = dict(data)
+            for name, delivery in done.items():
+                document = delivery.settle(data.get(name))
+                if document is not None:
+                    after[name] = document
+            return after
+
+        self._rewritten(where, kept, settle)
+
+    def _rewritten(
+        self,
+        where: Where,
+        kept: notify_record.Kept | str,
+        change: Callable[[Mapping[str, str]], dict[str, str]],
+    ) -> notify_record.Kept | str:
+        """The record with `change` made to it and written, guarded by the resourceVersion
+        read: read again and changed again while another run writes it too."""
+        for _ in range(WRITE_TRIES):
+            if where.kube is None or not isinstance(kept, notify_record.Kept):
+                return kept
+            after = change(kept.data)
+            if after == kept.data:
+                return kept
+            written = notify_record.write(where.kube, where.ref, kept, after)
+            if isinstance(written, str):
+                self._warn(f"notifications: {written}")
+            if not isinstance(written, notify_record.Conflict):
+                return written
+            kept = notify_record.read(where.kube, where.ref)
+        self._warn(f"notifications: {where.ref.display} kept changing under other runs' writes")
+        return kept
 
     def _record(self) -> tuple[notify_record.RecordRef, Kube | None, notify_record.Kept | str]:
         shard = self._shard.index if self._shard.sharded else None
@@ -170,4 +242,5 @@ class Gatherer:
                 return
             occasion = Occasion(self._items, self._teller.heading(self._latest), self._commit)
             self._pending, self._commit = False, None
+            self._items = lasting(self._items)  # the happenings are told now
         self._teller.tell(occasion)

@@ -1,12 +1,23 @@
 """The receivers: how one receiver is told an occasion (a run's digest, or watch's window).
 
-Each receiver takes the occasion and what it was last told (its record, core.notify.record)
-and returns its record now, or why it failed: a digest receiver (a webhook, Slack) is sent
-one body when something is new, reminded or resolved (render.digest, render.sinks); the
-Alertmanager gets each condition found, fired again within its ttl, and each condition gone
-sent resolved; a forge (GitHub, GitLab) gets the commit applied's status (and a GitHub
-deployment). Requests are sent by shell.notify_http within --notify-timeout, retries
-included. pipeline.notify runs them, each in a thread of its own. Decides nothing.
+Each receiver is told in two steps. `prepare` (pure, on the record as read) decides what
+it is told and returns its record as it must be kept *before* anything is sent, with
+`send`, which sends and returns the `Delivery`: whether it failed, and how to `settle` the
+record afterwards (applied to the record as it is then, so another run's writes in between
+are kept).
+
+- A digest receiver (a webhook, Slack): what is new, reminded or resolved becomes a digest
+  (core.notify.record, core.notify.outbox), kept in its outbox with what was told; every
+  entry this run may send is claimed in the record kept before sending; `send` delivers
+  the claimed entries oldest first (those of earlier runs marked late: render.digest,
+  render.sinks) and stops at the first failure; `settle` takes those delivered out of the
+  outbox and releases the others.
+- Alertmanager: each condition found fires (again when half its ttl passed); each
+  condition gone is sent resolved; a forge (GitHub, GitLab): the commit applied's status
+  (and a GitHub deployment). States, not events: only the newest is sent, and `settle`
+  keeps what was sent as the record.
+Requests are sent by shell.notify_http within --notify-timeout, retries included.
+pipeline.notify runs them, each in a thread of its own. Decides nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftctl.core.notify import forge
+from driftctl.core.notify import outbox as box
 from driftctl.core.notify.facts import Item, RunFacts
-from driftctl.core.notify.outbox import Heading, Post
+from driftctl.core.notify.outbox import Digest, Heading, Letter, Post
 from driftctl.core.notify.record import (
     Record,
     Tidings,
@@ -31,15 +43,42 @@ from driftctl.core.notify.record import (
 )
 from driftctl.render import digest, sinks
 from driftctl.settings import Forge, Notify
-from driftctl.shell.notify_http import Failed, Sent, read_secret, send
+from driftctl.shell.notify_http import Failed, read_secret, send
+
+Settle = Callable[[str | None], str | None]  # a receiver's record as it is -> as it is kept
+
+
+def unchanged(document: str | None) -> str | None:
+    return document
 
 
 @dataclass(frozen=True)
 class Delivery:
-    """What one receiver did: its record now (None: unchanged), or why it failed."""
+    """What one receiver's send did: why it failed (None: it did not), and how its record
+    is kept now."""
 
-    document: str | None = None
     failed: str | None = None
+    settle: Settle = unchanged
+
+
+@dataclass(frozen=True)
+class Run:
+    """Who tells: the run's id, which its claims carry, when it claims and when its claims
+    lapse (seconds since the epoch, on the teller's clock: its --notify-timeout and a
+    margin from `now`)."""
+
+    id: str
+    now: float
+    until: float
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A receiver ready to be told: its record as kept before sending (None: as read), and
+    its send."""
+
+    document: str | None
+    send: Callable[[], Delivery]
 
 
 @dataclass(frozen=True)
@@ -52,7 +91,7 @@ class Occasion:
     commit: RunFacts | None
 
 
-Receiver = Callable[[Occasion, str | None], Delivery]  # (occasion, its record) -> Told
+Receiver = Callable[[Occasion, str | None, Run], Prepared]  # (occasion, its record, run)
 
 
 def receivers_of(notify: Notify) -> dict[str, Receiver]:
@@ -60,81 +99,127 @@ def receivers_of(notify: Notify) -> dict[str, Receiver]:
     found: dict[str, Receiver] = {}
     if notify.webhook is not None:
         webhook = notify.webhook
-        found["webhook"] = lambda o, doc: _digest(
-            notify, o, doc, _webhook_post(webhook.url, webhook.secret_file, notify)
+        found["webhook"] = lambda o, doc, run: _digest(
+            notify, o, doc, run, _webhook_post(webhook.url, webhook.secret_file, notify)
         )
     if notify.slack_file is not None:
         slack = notify.slack_file
-        found["slack"] = lambda o, doc: _digest(notify, o, doc, _slack_post(slack, notify))
+        found["slack"] = lambda o, doc, run: _digest(
+            notify, o, doc, run, _slack_post(slack, notify)
+        )
     if notify.alertmanager is not None:
         url = notify.alertmanager
-        found["alertmanager"] = lambda o, doc: _alerts(notify, url, o, doc)
+        found["alertmanager"] = lambda o, doc, run: _state(lambda: _alerts(notify, url, o, doc))
     if notify.github is not None:
         github = notify.github
-        found["github"] = lambda o, doc: _commit(notify, github, o, doc, _github)
+        found["github"] = lambda o, doc, run: _state(
+            lambda: _commit(notify, github, o, doc, _github)
+        )
     if notify.gitlab is not None:
         gitlab = notify.gitlab
-        found["gitlab"] = lambda o, doc: _commit(notify, gitlab, o, doc, _gitlab)
+        found["gitlab"] = lambda o, doc, run: _state(
+            lambda: _commit(notify, gitlab, o, doc, _gitlab)
+        )
     return found
 
 
-PostOf = Callable[[Heading, Tidings], Post | Failed]
+PostOf = Callable[[Letter], Post | Failed]
 
 
-def _digest(notify: Notify, occasion: Occasion, document: str | None, post_of: PostOf) -> Delivery:
-    """A digest receiver: sent when something is new, reminded or resolved."""
-    now, record = occasion.heading.at, decoded(document)
+def _digest(
+    notify: Notify, occasion: Occasion, document: str | None, run: Run, post_of: PostOf
+) -> Prepared:
+    """A digest receiver: what is worth telling now joins its outbox, and every entry this
+    run may send is claimed (module docstring)."""
+    now, (record, outbox) = occasion.heading.at, box.document_of(document)
     told = tidings(occasion.items, record, now, notify.repeat)
-    after = encoded(recorded(told, record, now))
-    if not told.worth_sending:
-        return Delivery(after if after != document else None)
-    post = post_of(occasion.heading, told)
-    if isinstance(post, Failed):
-        return Delivery(failed=post.reason)
-    sent = send(post, notify.timeout)
-    return Delivery(after) if isinstance(sent, Sent) else Delivery(failed=sent.reason)
+    own = box.digest_of(occasion.heading, told) if told.worth_sending else None
+    if own is not None:
+        outbox = box.kept(outbox, own, notify.max_bytes)
+    outbox, letters = box.claimed(outbox, run.id, run.now, run.until)
+    claimed = box.document_text(recorded(told, record, now), outbox)
+    own_id = own.id if own is not None else None
+    return Prepared(claimed, lambda: _deliver(letters, own_id, post_of, notify.timeout, run))
+
+
+def _deliver(
+    letters: tuple[Letter, ...], own: str | None, post_of: PostOf, timeout: float, run: Run
+) -> Delivery:
+    """Send `letters` in order (each but the run's own marked late) within `timeout`; stop
+    at the first that fails."""
+    left, delivered, failed = _budget(timeout), [], None
+    for letter in letters:
+        late = dataclasses.replace(letter, late=True) if isinstance(letter, Digest) else letter
+        post = post_of(letter if letter.id == own else late)
+        sent = post if isinstance(post, Failed) else send(post, left())
+        if isinstance(sent, Failed):
+            failed = sent.reason
+            break
+        delivered.append(letter.id)
+
+    def settle(document: str | None) -> str | None:
+        record, outbox = box.document_of(document)
+        return box.document_text(record, box.settled(outbox, run.id, delivered))
+
+    return Delivery(failed, settle)
+
+
+def _state(send_state: Callable[[], str | Failed | None]) -> Prepared:
+    """A state receiver: nothing kept before sending; its record once sent, the newest."""
+
+    def sent() -> Delivery:
+        after = send_state()
+        if isinstance(after, Failed):
+            return Delivery(after.reason)
+        if after is None:
+            return Delivery()
+        return Delivery(settle=lambda document: after)
+
+    return Prepared(None, sent)
 
 
 def _webhook_post(url: str, secret_file: Path | None, notify: Notify) -> PostOf:
-    def post_of(heading: Heading, told: Tidings) -> Post | Failed:
+    def post_of(letter: Letter) -> Post | Failed:
         secret = None
         if secret_file is not None:
             read = read_secret(secret_file)
             if isinstance(read, Failed):
                 return Failed(f"the webhook's secret: {read.reason}")
             secret = read
-        return sinks.webhook_post(url, digest.json_body(heading, told, notify.max_bytes), secret)
+        return sinks.webhook_post(url, digest.json_body(letter, notify.max_bytes), secret)
 
     return post_of
 
 
 def _slack_post(url_file: Path, notify: Notify) -> PostOf:
-    def post_of(heading: Heading, told: Tidings) -> Post | Failed:
+    def post_of(letter: Letter) -> Post | Failed:
         read = read_secret(url_file)
         if isinstance(read, Failed):
             return Failed(f"the Slack webhook's URL: {read.reason}")
         url = read.decode("utf-8", "replace").strip()
-        return sinks.slack_post(url, digest.slack_body(heading, told, notify.max_bytes))
+        return sinks.slack_post(url, digest.slack_body(letter, notify.max_bytes))
 
     return post_of
 
 
-def _alerts(notify: Notify, url: str, occasion: Occasion, document: str | None) -> Delivery:
+def _alerts(
+    notify: Notify, url: str, occasion: Occasion, document: str | None
+) -> str | Failed | None:
     """Alertmanager: every condition found fires (again when half its ttl passed); each
-    condition gone is sent resolved."""
+    condition gone is sent resolved. Its record now (None: as it was), or why it failed."""
     now, record = occasion.heading.at, decoded(document)
     conditions = lasting(occasion.items)
     told = tidings(conditions, record, now, notify.alert_ttl / 2)
     if not told.worth_sending:
         after = encoded(recorded(told, record, now))
-        return Delivery(after if after != document else None)
+        return after if after != document else None
     post = sinks.alertmanager_post(
         url, occasion.heading, conditions, told.resolved, notify.alert_ttl
     )
     sent = send(post, notify.timeout)
     if isinstance(sent, Failed):
-        return Delivery(failed=sent.reason)
-    return Delivery(encoded(recorded(Tidings(new=conditions), {}, now)))
+        return sent
+    return encoded(recorded(Tidings(new=conditions), {}, now))
 
 
 @dataclass(frozen=True)
@@ -154,18 +239,19 @@ Forged = Callable[[ForgeCall], tuple[Failed | None, int | None]]  # (failure, de
 
 def _commit(
     notify: Notify, where: Forge, occasion: Occasion, document: str | None, post: Forged
-) -> Delivery:
-    """A forge: the commit's state, posted once per state."""
+) -> str | Failed | None:
+    """A forge: the commit's state, posted once per state. Its record now (None: as it
+    was), or why it failed."""
     facts = occasion.commit
     state = forge.commit_state(facts) if facts is not None else None
     if facts is None or state is None:
-        return Delivery()
+        return None
     record, sha = decoded(document), facts.revision
     if not forge.needs_post(record, sha, state):
-        return Delivery()
+        return None
     token = read_secret(where.token_file)
     if isinstance(token, Failed):
-        return Delivery(failed=f"the forge's token: {token.reason}")
+        return Failed(f"the forge's token: {token.reason}")
     context = sinks.context_of(occasion.heading)
     status = sinks.CommitStatus(sha, str(state), forge.description(facts, state), context)
     call = ForgeCall(
@@ -173,9 +259,8 @@ def _commit(
     )
     failed, deployment = post(call)
     if failed is not None:
-        return Delivery(failed=failed.reason)
-    now = occasion.heading.at
-    return Delivery(encoded(forge.posted(record, sha, state, now, deployment)))
+        return failed
+    return encoded(forge.posted(record, sha, state, occasion.heading.at, deployment))
 
 
 def _budget(seconds: float) -> Callable[[], float]:

@@ -58,7 +58,8 @@ def situation_read(
     kube: Kube, lease: LeaseRef, notice: Notice, warn: Notice | None = None
 ) -> Situation:
     """The situation of a run that takes no lock (plan, check): the instance's Lease read
-    once. A Lease no run took yet suspends nothing; one this account may not read leaves the
+    once (a shard's: its own, and the instance's own, whose suspension holds every shard).
+    A Lease no run took yet suspends nothing; one this account may not read leaves the
     suspension unknown, which is said (`notice`), and the plan is made as if there were none.
     A Lease not found, its namespace is read once: a lock namespace that does not exist is
     a warning (`warn`; `notice` without one), since a suspension set where this instance's
@@ -74,6 +75,9 @@ def situation_read(
             "suspended is not known; planned as if it is not"
         )
         return Situation.of(utc_now(), None, lease.display)
+    situation = Situation.of(utc_now(), found, lease.display)
+    if lease.shard.sharded and situation.instance is None:  # the instance's holds every shard
+        situation = situation.or_instance(read_lease(kube, lease.whole), lease.whole.display)
     if found is None and not lock_namespace_exists(kube, lease):
         (warn or notice)(
             f"the run lock's namespace {lease.namespace} does not exist, so a suspension of "
@@ -82,7 +86,7 @@ def situation_read(
             f"namespace {lease.namespace}`; `driftctl install` does), or name the one every "
             "run of this instance uses with --lock-namespace"
         )
-    return Situation.of(utc_now(), found, lease.display)
+    return situation
 
 
 def lock_namespace_exists(kube: Kube, lease: LeaseRef) -> bool:
@@ -98,8 +102,10 @@ def lock_namespace_exists(kube: Kube, lease: LeaseRef) -> bool:
 
 
 def situation_held(lock: RunLock, lease: LeaseRef) -> Situation:
-    """The situation of a run holding the lock: the Lease as its last write returned it."""
-    return Situation.of(utc_now(), lock.lease, lease.display)
+    """The situation of a run holding the lock: the Lease as its last write returned it (a
+    shard's: or the instance's own Lease, as the lock last read it)."""
+    situation = Situation.of(utc_now(), lock.lease, lease.display)
+    return situation.or_instance(lock.instance_lease, lease.whole.display)
 
 
 FORBIDDEN = 403

@@ -4,11 +4,11 @@ After the plan is carried out (still under the run lock), every POLL_SECONDS eac
 waited for (core.planning.waiting) is read again, its WebApp and its Deployment by GET,
 and its status computed and written as apply writes it (shell.apply.write_status: the new
 Pods read while the rollout moves), so the status, `kubectl wait` and the run's output
-follow the rollout. It ends when each is Stalled or Ready on two looks in a row (the
-second with its new Pods; what serves, `servingRevision` and the images, moves only on
-that second look), when `--wait-timeout` is gone (the rest timed out), or when
-the lock is lost. A WebApp that just stalled gets its Warning Event, as in the run.
-Progress on a terminal: `rolling out: 1/3 WebApps`. Decides nothing.
+follow the rollout. It ends when each is Stalled or complete with its completion confirmed
+(core.planning.status.confirmed: its new Pods ready 10 s without a break; what serves,
+`servingRevision` and the images, moves then), when `--wait-timeout` is gone (the rest
+timed out), or when the lock is lost. A WebApp that just stalled gets its Warning Event,
+as in the run. Progress on a terminal: `rolling out: 1/3 WebApps`. Decides nothing.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from driftctl.core.planning.status import (
     StatusFacts,
     ended,
     facts_of,
+    rollout_state,
     stalled_message,
-    state_of,
 )
 from driftctl.core.planning.waiting import finished, pending, waited_for
 from driftctl.core.source.schema import Schema
@@ -58,30 +58,21 @@ class _Seen:
 
 @dataclass
 class _Wait:
-    """What the wait knows so far: each rollout as last seen, the completions seen once and
-    those confirmed, the ends and failures to report."""
+    """What the wait knows so far: each rollout as last seen, the ends and failures to
+    report."""
 
     waited: set[ObjectKey]
     states: dict[ObjectKey, RolloutState]
     ends: list[tuple[ObjectKey, RolloutState]]
     failures: list[ObjectOutcome] = field(default_factory=list)
-    complete_once: set[ObjectKey] = field(default_factory=set)
-    confirmed: set[ObjectKey] = field(default_factory=set)
     whys: dict[ObjectKey, str] = field(default_factory=dict)  # why each stalled one stalled
 
     @property
     def left(self) -> list[ObjectKey]:
-        return pending(self.states, self.waited, self.confirmed)
+        return pending(self.states, self.waited)
 
     def saw(self, seen: _Seen) -> None:
         self.states[seen.key] = seen.state
-        complete = seen.state is RolloutState.COMPLETE
-        if complete and seen.key in self.complete_once:
-            self.confirmed.add(seen.key)
-        if complete:
-            self.complete_once.add(seen.key)
-        else:
-            self.complete_once.discard(seen.key)
         if seen.why is not None:
             self.whys[seen.key] = seen.why
         if seen.ended is not None:
@@ -94,7 +85,7 @@ class _Wait:
         return dataclasses.replace(
             applied,
             outcomes=applied.outcomes + tuple(self.failures),
-            rollouts=finished(self.states, self.waited, self.confirmed),
+            rollouts=finished(self.states, self.waited),
             ended=tuple(self.ends),
             waited=frozenset(self.waited),
             stalls=tuple((dict(applied.stalls) | self.whys).items()),
@@ -103,12 +94,10 @@ class _Wait:
 
 @dataclass(frozen=True)
 class _How:
-    """How to look at one WebApp: as which field manager, with which facts of the plan,
-    and whether to confirm a completion seen on the last look."""
+    """How to look at one WebApp: as which field manager, with which facts of the plan."""
 
     manager: str
     facts: StatusFacts
-    confirming: bool
     schema: Schema | None = None  # the installed CRD's status, when it is not driftctl's
 
 
@@ -144,7 +133,6 @@ def wait_for_rollouts(
     plan, report, crd, cluster = applied.plan, applied.report, applied.crd, request.cluster
     wait, sleep = request.wait, clock.sleep
     state = _Wait(set(waited_for(report)), dict(report.rollouts), list(report.ended))
-    state.complete_once = {k for k in state.waited if state.states[k] is RolloutState.COMPLETE}
     failed = {each.key for each in report.outcomes if each.outcome is Outcome.FAILED}
     # This run's corrections are recorded already: a look again must not count them twice.
     facts = {k: dataclasses.replace(facts_of(plan, k, failed), corrected=()) for k in state.waited}
@@ -157,12 +145,7 @@ def wait_for_rollouts(
     progress.tick(ROLLING_OUT, total - len(state.left), total)
 
     def look(key: ObjectKey) -> _Seen:
-        schema = crd.status if crd.missing else None
-        confirming = key in state.complete_once
-        # A completion seen once may be a crash-looping Pod ready for an instant: the
-        # revision is serving only once a second look confirms it.
-        seen = facts[key] if confirming else dataclasses.replace(facts[key], current=False)
-        how = _How(cluster.field_manager, seen, confirming, schema)
+        how = _How(cluster.field_manager, facts[key], crd.status if crd.missing else None)
         return _look(client, key, how, recorder=recorder, progress=progress)
 
     with ThreadPoolExecutor(max_workers=max(cluster.concurrency, 1)) as pool:
@@ -191,7 +174,6 @@ def _look(
             deployment=deployment,
             now=now,
             facts=how.facts,
-            confirming=how.confirming,
             schema=how.schema,
         )
     except StatusFailed as failed:
@@ -202,4 +184,4 @@ def _look(
     why = stalled_message(status)
     if why and turned:
         recorder.record(webapp, stall_event(ObjectKey(c.KIND, *key.place), why))
-    return _Seen(key, state_of(status), turned, why=why)
+    return _Seen(key, rollout_state(status), turned, why=why)

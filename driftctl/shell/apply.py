@@ -68,8 +68,8 @@ from driftctl.core.planning.status import (
     facts_of,
     held_condition,
     reads_pods,
+    rollout_state,
     stalled_message,
-    state_of,
     status_update,
 )
 from driftctl.core.retries import ends_the_run, is_object_refusal
@@ -112,7 +112,7 @@ class RolloutSeen:
     key: ObjectKey
     state: RolloutState
     ended: RolloutState | None = None
-    at_pods: bool = False  # in progress, and its new Pods were read
+    at_pods: bool = False  # in progress, and its new Pods may tell more before long
     why: str | None = None  # stalled: the reason and message of its Stalled condition
 
 
@@ -206,8 +206,10 @@ class Applier:
     _outcomes: list[ObjectOutcome] = field(default_factory=list)
     _failed: set[ObjectKey] = field(default_factory=set)
     _rollouts: list[RolloutSeen] = field(default_factory=list)
-    # What an unchecked update turned out to be, from its writes' answers.
+    # What an unchecked update turned out to be, from its writes' answers: until its chain
+    # is done, then kept for `as_carried_out`.
     _answered: dict[ObjectKey, Action] = field(default_factory=dict)
+    _carried: dict[ObjectKey, Action] = field(default_factory=dict)
     _plan: Plan = field(default_factory=lambda: Plan(()))
     _crd: InstalledCrd = OWN  # what the installed CRD lets a status hold
 
@@ -234,6 +236,11 @@ class Applier:
             held=held_counts(plan),
             suspended=plan.suspended,
         )
+
+    def as_carried_out(self, plan: Plan) -> Plan:
+        """`plan` with each unchecked update (watch's) as its writes' answers showed it: its
+        changes, as a plan would have said them (for what a run tells people)."""
+        return replace(plan, actions=tuple(self._carried.get(a.key, a) for a in plan.actions))
 
     def _run(self, phase: str, chains: Sequence[Chain]) -> None:
         total = sum(1 for chain in chains for step in chain if not isinstance(step, WriteStatus))
@@ -289,6 +296,8 @@ class Applier:
                 if outcome.outcome is Outcome.FAILED:
                     self._failed.add(outcome.key)
                 done.append((self._answered.pop(step.key, step), outcome))
+                if done[-1][0] is not step:
+                    self._carried[step.key] = done[-1][0]
                 reports.append(outcome)
             index += 1
         lifted = self._plan.lifted.get(webapp.place, "")
@@ -424,8 +433,8 @@ class Applier:
         except StatusFailed as failed:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
         status, turned = update.status, ended(webapp.get("status") or {}, update.status)
-        state = state_of(status)
-        at_pods = state is RolloutState.PROGRESSING and reads_pods(webapp, deployment)
+        state = rollout_state(status)
+        at_pods = update.look_again  # in progress, and its Pods may tell more before long
         why = stalled_message(status)
         reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
         stalled = stall_event(key, why) if why and turned else None
@@ -446,19 +455,17 @@ def write_status(
     deployment: Obj | None,
     now: datetime.datetime,
     facts: StatusFacts | None = None,
-    confirming: bool = False,
     schema: Schema | None = None,
 ) -> StatusUpdate:
     """The status of `webapp` from its Deployment (and, when they can tell something, the
-    new Pods: core.planning.status.reads_pods; always, when `confirming` a completion),
-    applied when it changed.
+    new Pods: core.planning.status.reads_pods), applied when it changed.
 
     StatusFailed when its Pods could not be read or the write was refused; an error that
     ends the run goes up as it is. `schema`: the status schema of the installed CRD when it
     is not driftctl's own (only what it declares is written).
     """
     pods = None
-    if reads_pods(webapp, deployment, confirming=confirming) and deployment is not None:
+    if reads_pods(webapp, deployment) and deployment is not None:
         try:
             pods = read_new_pods(kube, deployment)
         except ApiError as failed:

@@ -8,7 +8,9 @@ turns true, and the run stops before its next write, when a renewal is refused (
 succeeded within the renew deadline (the API server is unreachable): that is before the
 Lease expires for the others, so two runs never act at once. A write refused because a
 person wrote the Lease (annotated it to suspend the instance) while the run still holds it
-is tried again on the Lease as read; every write keeps the Lease's annotations.
+is tried again on the Lease as read; every write keeps the Lease's annotations. A shard
+also reads the instance's own Lease when it takes its lock and after each renewal (making
+it, free, when missing): the instance's suspension set there holds every shard.
 
 With --verify, the Lease also records the last revision a run verified and applied
 (core.api.lease.Verified): `acquire` writes it in the same write that takes the lock, but
@@ -69,6 +71,7 @@ class RunLock:
         self._kube, self._ref, self._me = kube, ref, me
         self._term, self._clock, self._sleep, self._monotonic = term, clock, sleep, monotonic
         self._lease: dict[str, Any] | None = None
+        self._instance: dict[str, Any] | None = None  # a shard's: the instance's own Lease
         self._renewed_at = 0.0  # monotonic time the last successful write was stamped
         self._refused = False
         self._stop = threading.Event()
@@ -101,6 +104,28 @@ class RunLock:
         """The Lease as this run last wrote it (uid included), None before it is taken."""
         return self._lease
 
+    @property
+    def instance_lease(self) -> dict[str, Any] | None:
+        """A shard's: the instance's own Lease as last read (when the lock was taken, then
+        after each renewal), where the instance's suspension holds every shard."""
+        return self._instance
+
+    def _read_instance(self, kube: Kube) -> None:
+        """A shard reads the instance's own Lease, and makes it (free) when it is missing, so
+        that a suspension set on every Lease of the instance (by its label) lands there too."""
+        if not self._ref.shard.sharded:
+            return
+        whole = self._ref.whole
+        found = read_lease(kube, whole)
+        if found is None:
+            try:
+                found = kube.send(_write_request(whole, decide.free(whole), create=True))
+            except ApiError as failed:
+                if failed.status != CONFLICT:
+                    raise
+                found = read_lease(kube, whole)  # made by another shard meanwhile
+        self._instance = found
+
     def acquire(
         self,
         timeout: float,
@@ -124,6 +149,7 @@ class RunLock:
                 moved = decide.verified_of(current)
                 raise AnchorMoved(moved.revision if moved else None)
             if step is not decide.Step.WAIT and self._write(current, verified=verified):
+                self._read_instance(self._kube)
                 return
             if step is decide.Step.WAIT and time.monotonic() >= give_up:
                 raise self._refusal(current)
@@ -210,6 +236,8 @@ class RunLock:
                 if not renewed:
                     self._refused = True
                     return
+                with contextlib.suppress(ApiError):  # seen again after the next renewal
+                    self._read_instance(kube)
             wait = decide.next_renewal(renewed, self._renewed_at, self._monotonic(), term)
 
     def _still_ours(self, kube: Kube, *, verified: decide.Verified | None = None) -> bool:

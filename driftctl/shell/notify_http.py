@@ -86,7 +86,7 @@ def send(
             return outcome
         wait = RECEIVERS.delay(attempt, retry_after=outcome.retry_after)
         if monotonic() + wait >= give_up:
-            return Failed(f"{outcome.failed.reason}; gave up after {timeout:g}s")
+            return Failed(f"{outcome.failed.reason}; gave up after {timeout:.3g}s")
         sleep(wait)
         attempt += 1
 

@@ -9,9 +9,11 @@ renewal fail, and the run stop as if its lock were lost), and because a run that
 before it could take the lock (an invalid commit) still has to remember what it told.
 
 Written with the resourceVersion read (a PUT), so two writers cannot silently lose each
-other's record; a ConfigMap of that name without this instance's labels is someone
-else's and is never written. Nothing here raises: a record that cannot be read or written
-is a warning, and the run goes on (reading nothing means telling everything again).
+other's record: the loser is told so (`Conflict`), reads it again and writes its change
+on what it reads (pipeline.notify). A ConfigMap of that name without this instance's
+labels is someone else's and is never written. Nothing here raises: a record that cannot
+be read or written is a warning, and the run goes on (reading nothing means telling
+everything again).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
 from driftctl.errors import DriftctlError
-from driftctl.shell.kube import Kube
+from driftctl.shell.kube import ApiError, Kube
 
 
 @dataclass(frozen=True)
@@ -67,19 +69,35 @@ def read(kube: Kube, ref: RecordRef) -> Kept | str:
     return Kept(data, str(meta.get("resourceVersion")))
 
 
-def write(kube: Kube, ref: RecordRef, kept: Kept, data: dict[str, str]) -> str | None:
-    """Keep `data` as the record; None when written, else why not."""
+@dataclass(frozen=True)
+class Conflict:
+    """The record was written by another run since it was read: read it again."""
+
+
+CONFLICT = 409
+
+
+def write(kube: Kube, ref: RecordRef, kept: Kept, data: dict[str, str]) -> Kept | Conflict | str:
+    """Keep `data` as the record, guarded by the resourceVersion `kept` was read at: the
+    record as written, Conflict when another run wrote it since, else why not."""
     if kept.foreign:
         return f"{ref.display} exists and is not this instance's: what was told is not kept"
     body = _config_map(ref, data, kept.resource_version)
     try:
         if kept.resource_version is None:
-            kube.send(r.create(r.CONFIGMAP, ref.namespace, body, c.FIELD_MANAGER))
+            written = kube.send(r.create(r.CONFIGMAP, ref.namespace, body, c.FIELD_MANAGER))
         else:
-            kube.send(r.replace(r.CONFIGMAP, ref.namespace, ref.name, body, c.FIELD_MANAGER))
+            written = kube.send(
+                r.replace(r.CONFIGMAP, ref.namespace, ref.name, body, c.FIELD_MANAGER)
+            )
+    except ApiError as failed:
+        if failed.status == CONFLICT:
+            return Conflict()
+        return f"{ref.display} could not be written: {failed.message}"
     except DriftctlError as failed:
         return f"{ref.display} could not be written: {failed.message}"
-    return None
+    version = ((written or {}).get("metadata") or {}).get("resourceVersion")
+    return Kept(dict(data), str(version) if version is not None else None)
 
 
 def _config_map(ref: RecordRef, data: dict[str, str], version: str | None) -> dict[str, Any]:

@@ -6,6 +6,10 @@
   a page that names version N. The WebApps' Pods run these.
 - `localhost/crash:1`: the same busybox, whose command exits 1 at once: a Pod of it
   crash-loops (a rollout that can never complete).
+- `localhost/up-then-crash:N`: the same busybox, whose command runs N seconds, then exits 1:
+  a Pod of it is ready for N seconds each time it starts, then crash-loops (with N a few
+  seconds, a rollout that completes for moments; with N longer, one that fails after it
+  completed).
 
 Nothing here is pulled: containerd gets each tarball through `ctr images import`.
 """
@@ -126,4 +130,20 @@ def crash_image() -> Path:
     inputs: list[Input] = [BUSYBOX, "exit 1", *_RECIPE]
     exits = ["/bin/busybox", "sh", "-c", "echo crashing on purpose; exit 1"]
     path, _ = cached_image(CRASH_IMAGE, inputs, lambda out: _build_busybox(CRASH_IMAGE, exits, out))
+    return path
+
+
+def up_then_crash_image_name(seconds: int) -> str:
+    return f"localhost/up-then-crash:{seconds}"
+
+
+def up_then_crash_image(seconds: int) -> Path:
+    """The tarball of `localhost/up-then-crash:<seconds>` (built when missing)."""
+    if shutil.which(str(BUSYBOX)) is None:
+        raise FileNotFoundError(f"{BUSYBOX} is missing: run tests/controlplane/node-packages.sh")
+    name = up_then_crash_image_name(seconds)
+    command = f"echo up; sleep {seconds}; echo crashing on purpose; exit 1"
+    inputs: list[Input] = [BUSYBOX, command, *_RECIPE]
+    entrypoint = ["/bin/busybox", "sh", "-c", command]
+    path, _ = cached_image(name, inputs, lambda out: _build_busybox(name, entrypoint, out))
     return path

@@ -23,6 +23,7 @@ from tests.support.rollouts import (
     pull_failing_status,
     ready_status,
     rolled_out,
+    served,
 )
 
 DIGEST = "sha256:" + "9" * 64
@@ -79,7 +80,7 @@ def test_a_new_pod_that_cannot_pull_its_image_stalls_the_wait_with_exit_7(
 ) -> None:
     first = harness.declare({"shop": ("nginx:1.27", 2)})
     assert harness.driftctl("apply").code == 0
-    rolled_out(kube_client, harness.namespace, "shop")
+    served(kube_client, harness.namespace, "shop")
     assert harness.driftctl("apply").code == 0  # Ready, serving the first commit
     harness.declare({"shop": ("localhost/missing:1", 2)})
     waiting = harness.start("apply", "--wait", "--wait-timeout", "60", "--log-format", "json")

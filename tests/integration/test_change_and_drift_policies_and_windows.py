@@ -3,9 +3,11 @@
 - `drift-policy: warn` reports a `kubectl scale` (plan, status, one Warning Event, the
   pushed metric) and leaves it, while a change from Git is applied;
 - `change-policy: hold` keeps an image change from Git unapplied while drift is still
-  corrected; back to `apply`, the change goes;
-- a deny window holds exactly its scope (changes here: drift is corrected) and says until
-  when; --override-windows lifts it for one run, and the Event of the change says so.
+  corrected (read on the cluster while held; the correction's one Event says what stays
+  held); back to `apply`, the change goes;
+- a deny window holds exactly its scope (changes here: drift is corrected, read on the
+  cluster inside the window) and says until when; --override-windows lifts it for one
+  run, and the Event of the change says so.
 """
 
 from __future__ import annotations
@@ -79,6 +81,9 @@ def test_hold_keeps_a_git_image_change_while_drift_is_corrected(harness: Harness
     scale(harness)
 
     held = harness.driftctl("apply")
+    while_held = (replicas(harness), image(harness))
+    webapp = harness.get("webapp", "shop") or {}
+    told = events(harness, "Updated")
     planned = harness.driftctl("plan")
     harness.declare_text(shop_and_blog("nginx:1.28", {}))
     released = harness.driftctl("apply")
@@ -86,13 +91,20 @@ def test_hold_keeps_a_git_image_change_while_drift_is_corrected(harness: Harness
     shop = f"Deployment/{harness.namespace}/shop"
     assert held.code == 0, held.err
     assert f"configured {shop}" in held.out.splitlines()
+    # The cluster while held: the drift corrected, Git's image not applied anywhere, and
+    # the WebApp still at the commit it was last written at.
+    assert while_held == (2, "nginx:1.27")
+    assert webapp["spec"]["image"] == "nginx:1.27"
+    assert webapp["metadata"]["annotations"][c.REVISION_ANNOTATION] == revision
+    [updated] = told  # the correction's one Event says what stays held
+    assert "spec.replicas" in updated
+    assert "; held: " in updated
+    assert "Git's changes are held" in updated
     assert planned.code == 1
     assert f"|| {shop}: hold (update held: Git's changes are held" in planned.out
     assert "spec.template.spec.containers[name=app].image held" in planned.out
     assert released.code == 0, released.err
     assert (replicas(harness), image(harness)) == (2, "nginx:1.28")
-    # While held, the WebApp kept the commit it was last written at.
-    assert events(harness, "ChangesHeld") or events(harness, "Updated")
     assert (
         revision
         != (harness.get("webapp", "shop") or {})["metadata"]["annotations"][c.REVISION_ANNOTATION]
@@ -105,11 +117,13 @@ def test_a_deny_window_holds_its_scope_and_the_override_lifts_it(harness: Harnes
     scale(harness)
 
     inside = harness.driftctl("apply", *DENY_CHANGES)
+    in_the_window = (replicas(harness), image(harness))
     planned = harness.driftctl("plan", *DENY_CHANGES)
     overridden = harness.driftctl("apply", *DENY_CHANGES, "--override-windows")
 
     window = "inside the deny window 'deny * * * * * for 1h on changes' until "
     assert inside.code == 0, inside.err
+    assert in_the_window == (2, "nginx:1.27")  # drift corrected inside a changes window
     assert planned.code == 1
     assert f"    spec.image held: {window}" in planned.out
     assert f"|| WebApp/{harness.namespace}/shop: hold (update held: {window}" in planned.out

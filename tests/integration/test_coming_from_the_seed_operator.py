@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubernetes import config
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
@@ -49,6 +50,7 @@ from tests.support.gitrepos import Repo
 from tests.support.harness import Harness, Obj, eventually
 from tests.support.kustomize import account
 from tests.support.paths import ROOT
+from tests.support.rollouts import served
 from tests.support.seed_operator import (
     MANAGER,
     SEED_CRD_FILE,
@@ -314,6 +316,42 @@ def test_watch_writes_each_status_through_the_crd_it_read(
     assert len([line for line in watching.err if "installed CRD" in line]) == 1, watching.log()
 
 
+def test_apply_wait_follows_a_rollout_through_the_seed_crd_writing_only_what_it_declares(
+    harness: Harness, seed_plane: launcher.ControlPlane
+) -> None:
+    """`apply --wait` writes the status as the rollout moves, during the wait too: through
+    the seed operator's CRD, only the two fields it declares (a field it does not declare
+    is refused with a 500, every time), and the wait ends with the rollout."""
+    assert harness.driftctl("apply").code == 0  # adopted
+    harness.declare(
+        {**{n: (m.image, m.replicas) for n, m in FLEET.items()}, "shop": ("nginx:1.28", 2)}
+    )
+    before = request_counts(seed_plane)
+    waiting = harness.start("apply", "--wait", "--wait-timeout", "60")
+
+    def applied() -> bool:
+        deployment = deployments(harness)["shop"]
+        return bool(
+            deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.28"
+        )
+
+    assert eventually(applied, 60)
+    api = config.new_client_from_config(config_file=str(seed_plane.kubeconfig))  # type: ignore[no-untyped-call]
+    try:
+        served(api, harness.namespace, "shop")  # as the controllers and a kubelet would
+    finally:
+        api.close()
+    out, err = waiting.communicate(timeout=120)
+    after = request_counts(seed_plane)
+
+    assert waiting.returncode == 0, out + err
+    assert out.splitlines()[-1] == "Rollouts: 1 complete, 0 stalled, 0 timed out (of 1 waited for)"
+    assert not [key for key in writes(before, after) if not key.endswith(" 200")]
+    assert writes(before, after)["webapps/status APPLY 200"] >= 2  # in the run, in the wait
+    status = (harness.get("webapp", "shop") or {})["status"]
+    assert status == {"available_replicas": 2, "ready": True}
+
+
 def test_the_crd_upgrade_is_shown_then_made_and_a_run_writes_every_status_field(
     harness: Harness,
     seed_plane: launcher.ControlPlane,
@@ -348,8 +386,7 @@ def test_the_crd_upgrade_is_shown_then_made_and_a_run_writes_every_status_field(
         "observedGeneration",
         "conditions",
         "lastAppliedRevision",
-        "servingRevision",  # its rollout is complete: the revision serves
-    }
+    }  # complete on this first look; what serves moves on a second one 10 s later (no Pods)
     assert [(cond["type"], cond["status"]) for cond in status["conditions"]] == [("Ready", "True")]
     assert {name: d["spec"]["template"] for name, d in deployments(harness).items()} == templates
     assert again.out.splitlines()[-1].endswith("6 unchanged, 0 skipped, 0 failed")

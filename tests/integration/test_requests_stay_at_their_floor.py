@@ -5,7 +5,10 @@
 - a no-drift apply writes only its Lease (and records no history);
 - so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
   a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
-  writes the status it found, Ready; nothing more is read or written after that;
+  writes the status it found, Ready; with no Pods to read (this control plane makes no
+  ReplicaSet), the completion is confirmed by a second look at least 10 s later, the next
+  run's, which reads the same again and writes what serves (core.planning.status.confirmed);
+  nothing more is read or written after that;
 - a 1% drift apply writes only the drifted object (its apply, its dry-run, its WebApp's
   status, one Event) and its record in the instance's history (the head read, then
   written); its replicas moved, so it reads the autoscalers once (one LIST);
@@ -31,6 +34,7 @@ from typing import Any
 
 from kubernetes import client
 
+from driftctl.core.planning.status import CONFIRM_SECONDS
 from tests.controlplane import launcher
 from tests.support.control_plane import Requests, delta, quiet, request_counts
 from tests.support.harness import LOCK_NAMESPACE, Harness
@@ -142,17 +146,22 @@ def test_runs_over_complete_rollouts_send_only_list_pages_once_their_status_is_w
     start = request_counts(control_plane)
 
     recorded = harness.driftctl("apply")
+    seen = request_counts(control_plane)
+    time.sleep(CONFIRM_SECONDS)  # the next run, its second look
+    confirmed = harness.driftctl("apply")
     before = request_counts(control_plane)
     planned = harness.driftctl("plan")
     middle = request_counts(control_plane)
     applied = harness.driftctl("apply")
     after = request_counts(control_plane)
 
-    assert recorded.code == 0, recorded.err
+    assert (recorded.code, confirmed.code) == (0, 0), recorded.err + confirmed.err
     assert recorded.out.count(": ready (") == N
-    rollout_reads = delta(start, before, ("replicasets", "pods"))
-    assert rollout_reads == {("replicasets", "", "LIST", "namespace", "", "200"): N}
-    assert object_writes(start, before) == {"webapps/status APPLY": N}
+    looks = {("replicasets", "", "LIST", "namespace", "", "200"): N}
+    assert delta(start, seen, ("replicasets", "pods")) == looks
+    assert object_writes(start, seen) == {"webapps/status APPLY": N}  # Ready
+    assert delta(seen, before, ("replicasets", "pods")) == looks  # the read it gains
+    assert object_writes(seen, before) == {"webapps/status APPLY": N}  # what serves
     assert planned.code == 0, planned.out + planned.err
     assert sent(before, middle) == CRD + 2 + LEASE_READ
     assert cluster_lists(before, middle) == {"webapps": 1, "deployments": 1}

@@ -21,7 +21,7 @@ from kubernetes import client
 
 from driftctl import conventions as c
 from tests.support import alertmanager as am
-from tests.support.drift_cases import APPS
+from tests.support.drift_cases import APPS, WARNED_BY_GIT, declared, scale
 from tests.support.harness import LOCK_NAMESPACE, Harness, Ran
 from tests.support.receivers import (
     Receiver,
@@ -33,7 +33,7 @@ from tests.support.receivers import (
     serving,
     webhook_check,
 )
-from tests.support.rollouts import rolled_out
+from tests.support.rollouts import served
 
 SECRET = b"notify-test-secret-8c1f"
 GITHUB_TOKEN = "notify-test-github-token-5a2e"
@@ -100,6 +100,30 @@ def test_the_same_drift_is_told_once_and_a_change_of_it_again(
     assert record is not None
     assert record["metadata"]["labels"][c.INSTANCE_LABEL] == harness.instance
     assert set(record["data"]) == {"webhook", "slack"}
+
+
+def test_held_drift_is_told_again_only_when_its_value_changes(
+    harness: Harness, webhook: Receiver, secret_file: Path
+) -> None:
+    flags = ("--webhook-url", webhook.url, "--webhook-secret-file", str(secret_file))
+    declared(harness, "nginx:1.27", WARNED_BY_GIT, *flags)  # told: applied
+    for replicas in (4, 4, 6):
+        scale(harness, replicas)
+        ran = apply(harness, *flags)
+        assert ran.code == 0, ran.err
+
+    deployment = f"Deployment/{harness.namespace}/shop"
+    assert webhook.problems == []
+    told = [r.json["items"] for r in webhook.received[1:]]
+    assert [[(i["category"], i["object"]) for i in each] for each in told] == [
+        [("held", deployment)],
+        [("held", deployment)],
+    ]  # 4 (told), 4 again (not told), 6 (told)
+    assert [each[0]["fields"] for each in told] == [
+        ["spec.replicas: 4 -> 2 (held)"],
+        ["spec.replicas: 6 -> 2 (held)"],
+    ]
+    assert (harness.get("deployment", "shop") or {})["spec"]["replicas"] == 6
 
 
 def test_an_invalid_commit_is_told_once_then_resolved(
@@ -169,7 +193,7 @@ def test_the_commit_applied_gets_each_state_once_on_github_and_gitlab(
         )
         commit = harness.declare(APPS)
         runs = [apply(harness, *flags).code]  # shop's rollout starts: pending
-        rolled_out(kube_client, harness.namespace, "shop")  # as the Deployment controller would
+        served(kube_client, harness.namespace, "shop")  # as the controllers and a kubelet would
         runs += [apply(harness, *flags).code for _ in range(2)]  # complete; then the same state
         harness.kubectl("delete", "webapp", "shop", "-n", harness.namespace, "--wait=false")
         harness.kubectl(

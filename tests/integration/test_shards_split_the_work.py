@@ -1,6 +1,8 @@
 """Three shards, one after another or at once, end where one unsharded run ends; no object
 is written by two shards, no shard prunes another's WebApp, each holds its own Lease and
-pushes its own metrics; changing --shard-count moves WebApps without a prune or a write.
+pushes its own metrics; changing --shard-count moves WebApps without a prune or a write;
+the instance suspended by the documented command (every Lease of the instance, by label)
+holds every shard, those whose Lease is made after the annotation included.
 
 The shards run as separate driftctl processes against the real control plane, as the
 Pods of an Indexed Job do (there with JOB_COMPLETION_INDEX; here with --shard-index).
@@ -221,3 +223,79 @@ def test_each_shards_plan_is_what_its_apply_does(harness: Harness) -> None:
         assert summary["shard"] == index
         assert summary["exit_code"] == planned.code == (1 if written(applied.out) else 0)
     assert_unsharded_plan_is_empty(harness)
+
+
+SUSPEND = f"{c.SUSPEND_ANNOTATION}=by=sre; reason=freeze"
+
+
+def suspend_as_documented(harness: Harness) -> None:
+    """docs/concepts/controls.md: one command annotates every Lease of the instance."""
+    selector = f"{c.INSTANCE_LABEL}={harness.instance}"
+    harness.kubectl("annotate", "lease", "-n", LOCK_NAMESPACE, "-l", selector, SUSPEND)
+
+
+def changed_in_git_and_by_hand(harness: Harness) -> None:
+    harness.declare(dict.fromkeys(APPS, ("nginx:1.28", 1)), "new image")
+    for name in ("app-02", "app-09"):
+        harness.kubectl("scale", f"deployment/{name}", "--replicas=4", "-n", harness.namespace)
+
+
+def lease_names(harness: Harness) -> set[str]:
+    """The names of the instance's Leases, as the documented command selects them."""
+    selector = f"{c.INSTANCE_LABEL}={harness.instance}"
+    listed = harness.kubectl("get", "lease", "-n", LOCK_NAMESPACE, "-l", selector, "-o", "name")
+    return {line.rpartition("/")[2] for line in listed.split()}
+
+
+def test_shards_whose_leases_are_made_after_the_suspension_write_nothing(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    harness.declare(APPS)
+    assert harness.driftctl("apply").code == 0  # unsharded: the instance's own Lease only
+    leases_before = lease_names(harness)
+    suspend_as_documented(harness)
+    changed_in_git_and_by_hand(harness)
+    quiet(harness)
+
+    before = request_counts(control_plane)
+    outs = applied_by_shards(harness, 3)
+    after = request_counts(control_plane)
+
+    assert leases_before == {c.lease_name(harness.instance)}
+    assert len(lease_names(harness)) == 4  # each shard's, made after the annotation
+    assert all(set(outcomes(out).values()) <= {"unchanged", "held"} for out in outs)
+    assert sum("held" in outcomes(out).values() for out in outs) == 3
+    writes = delta(before, after, ("webapps", "deployments"))
+    assert {
+        series: n for series, n in writes.items() if series[2] in WRITES and not series[4]
+    } == {}
+    assert (harness.get("deployment", "app-02") or {})["spec"]["replicas"] == 4
+
+
+def test_a_new_shard_of_an_instance_sharded_from_the_start_is_held_by_its_suspension(
+    harness: Harness, control_plane: launcher.ControlPlane
+) -> None:
+    harness.declare(APPS)
+    applied_by_shards(harness, 3)  # no unsharded run: the shards make the instance's Lease
+    suspend_as_documented(harness)
+    leases_before = lease_names(harness)
+    changed_in_git_and_by_hand(harness)
+    quiet(harness)
+
+    before = request_counts(control_plane)
+    outs = applied_by_shards(harness, 4)  # shard 3 of 4 takes a Lease made only now
+    planned = harness.driftctl("plan", *shard(3, 4))
+    after = request_counts(control_plane)
+
+    assert c.lease_name(harness.instance) in leases_before  # made by the first shards
+    assert c.lease_name(harness.instance, 3) not in leases_before
+    assert all(set(outcomes(out).values()) <= {"unchanged", "held"} for out in outs)
+    assert "held" in outcomes(outs[3]).values()
+    where = f"Lease {LOCK_NAMESPACE}/{c.lease_name(harness.instance)}"
+    assert f"the instance is suspended by sre: freeze ({c.SUSPEND_ANNOTATION} on {where})" in (
+        planned.err + planned.out
+    )
+    writes = delta(before, after, ("webapps", "deployments"))
+    assert {
+        series: n for series, n in writes.items() if series[2] in WRITES and not series[4]
+    } == {}

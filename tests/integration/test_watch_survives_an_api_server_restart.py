@@ -73,14 +73,6 @@ def harness(
     return Harness(Repo(tmp_path / "repo"), namespace, namespace, watch_kubeconfig, admin)
 
 
-@pytest.fixture
-def watching() -> Iterator[list[Watching]]:
-    started: list[Watching] = []
-    yield started
-    for each in started:
-        each.kill()
-
-
 @pytest.fixture(scope="module")
 def apiserver_argv(plane: launcher.ControlPlane) -> list[str]:
     """How the API server was started, to start it again if a test left it down."""

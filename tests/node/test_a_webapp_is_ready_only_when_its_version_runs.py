@@ -20,43 +20,28 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.controlplane import launcher, testimages
-from tests.support.control_plane import grant
-from tests.support.gitrepos import Repo
 from tests.support.harness import Harness, Obj
-from tests.support.kustomize import account
 from tests.support.node import NodeCluster
 
 PROGRESS_DEADLINE = 600  # seconds: the Deployment default the Stalled verdict must beat
 WAIT = "90"
 
 
-@pytest.fixture(scope="module")
-def service_account(
-    node_plane: launcher.ControlPlane, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """A kubeconfig of the CronJob's ServiceAccount, with cronjob/'s RBAC, on the node's plane;
-    the crash-looping image imported beside the hello ones."""
+@pytest.fixture(scope="module", autouse=True)
+def crash_image(node_plane: launcher.ControlPlane) -> None:
+    """The crash-looping image, imported beside the hello ones."""
     launcher.import_image(node_plane, testimages.crash_image())
-    kubectl = [str(node_plane.bin_dir / "kubectl"), f"--kubeconfig={node_plane.kubeconfig}"]
-    documents = account(node_plane.bin_dir / "kubectl")
-    return grant(node_plane, kubectl, documents, "driftctl", tmp_path_factory.mktemp("account"))
 
 
 @pytest.fixture
-def harness(
-    cluster: NodeCluster, service_account: Path, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[Harness]:
-    """A namespace and a repository of one test, driftctl as the ServiceAccount."""
-    namespace = request.node.name.replace("_", "-")[5:40].strip("-")
-    cluster.run("create", "namespace", namespace)
-    yield Harness(Repo(tmp_path / "repo"), namespace, namespace, service_account, cluster.kubectl)
-    cluster.run("delete", "namespace", namespace, "--wait=false")
+def harness(node_harness: Harness) -> Harness:
+    """A namespace and a repository of one test, driftctl as the ServiceAccount
+    (tests/support/node_fixtures.py)."""
+    return node_harness
 
 
 def status_of(harness: Harness) -> Obj:

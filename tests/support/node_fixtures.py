@@ -22,6 +22,10 @@ import pytest
 
 from image.build import driftctl_image
 from tests.controlplane import launcher, testimages
+from tests.support.control_plane import grant
+from tests.support.gitrepos import Repo
+from tests.support.harness import Harness
+from tests.support.kustomize import account
 from tests.support.node import NodeCluster
 from tests.support.paths import CRD_FILE
 
@@ -76,3 +80,26 @@ def driftctl_image_name(node_plane: launcher.ControlPlane) -> str:
     built = driftctl_image()
     launcher.import_image(node_plane, built.tarball)
     return built.name
+
+
+@pytest.fixture(scope="module")
+def node_account(
+    node_plane: launcher.ControlPlane, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A kubeconfig of the CronJob's ServiceAccount, with cronjob/'s RBAC, on the node's
+    plane: driftctl run on the host as the CronJob runs in a Pod."""
+    kubectl = [str(node_plane.bin_dir / "kubectl"), f"--kubeconfig={node_plane.kubeconfig}"]
+    documents = account(node_plane.bin_dir / "kubectl")
+    return grant(node_plane, kubectl, documents, "driftctl", tmp_path_factory.mktemp("account"))
+
+
+@pytest.fixture
+def node_harness(
+    cluster: NodeCluster, node_account: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Harness]:
+    """A namespace and a repository of one test on the node's plane, driftctl as the
+    ServiceAccount (its instance named as its namespace)."""
+    namespace = request.node.name.replace("_", "-")[5:40].strip("-")
+    cluster.run("create", "namespace", namespace)
+    yield Harness(Repo(tmp_path / "repo"), namespace, namespace, node_account, cluster.kubectl)
+    cluster.run("delete", "namespace", namespace, "--wait=false")

@@ -30,6 +30,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     problems: tuple[str, ...] = ()
+    code: int = 200  # what the receiver answered
 
     @property
     def json(self) -> Any:
@@ -68,6 +70,11 @@ class Receiver:
     def problems(self) -> list[str]:
         return [problem for each in self.received for problem in each.problems]
 
+    @property
+    def taken(self) -> list[Received]:
+        """The requests it answered 2xx: what was delivered."""
+        return [each for each in self.received if 200 <= each.code < 300]
+
 
 @contextlib.contextmanager
 def serving(check: Check) -> Iterator[Receiver]:
@@ -79,10 +86,11 @@ def serving(check: Check) -> Iterator[Receiver]:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {key.lower(): value for key, value in self.headers.items()}
             problems, code, answer = receiver.check(self.path, headers, body)
+            code = 422 if problems else code
             with lock:
-                receiver.received.append(Received(self.path, headers, body, tuple(problems)))
+                receiver.received.append(Received(self.path, headers, body, tuple(problems), code))
             data = json.dumps(answer).encode()
-            self.send_response(422 if problems else code)
+            self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -124,6 +132,23 @@ def webhook_check(secret: bytes) -> Check:
         return problems, 200, {}
 
     return check
+
+
+@dataclass
+class Switch:
+    """A receiver that can be down (answering 503) and back, and slow (`delay` seconds
+    before each answer), around another check."""
+
+    check: Check
+    down: bool = False
+    delay: float = 0.0
+
+    def __call__(
+        self, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[list[str], int, Any]:
+        time.sleep(self.delay)
+        problems, code, answer = self.check(path, headers, body)
+        return (problems, 503, {}) if self.down else (problems, code, answer)
 
 
 def accepting(path: str, headers: dict[str, str], body: bytes) -> tuple[list[str], int, Any]:

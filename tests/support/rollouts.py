@@ -50,6 +50,20 @@ def rolled_out(
     return _plain(api, apps.read_namespaced_deployment(name, namespace))
 
 
+def served(api: client.ApiClient, namespace: str, name: str) -> Obj:
+    """The Deployment rolled out (`rolled_out`), with its new ReplicaSet and as many of its
+    Pods as it wants, ready for long: a completion one look confirms. Returns the
+    ReplicaSet."""
+    deployment = rolled_out(api, namespace, name)
+    replicaset = new_replicaset(api, deployment)
+    for n in range(int(deployment["spec"]["replicas"])):
+        pod_of(api, replicaset, f"s{n}", ready_status(f"docker.io/library/nginx@{DIGEST}"))
+    return replicaset
+
+
+DIGEST = "sha256:" + "7" * 64  # the image a served Deployment's Pods run
+
+
 def new_replicaset(api: client.ApiClient, deployment: Obj) -> Obj:
     """The ReplicaSet of the Deployment's current revision, controlled by it (no Pods of its
     own: nothing here runs the ReplicaSet controller)."""
@@ -105,11 +119,15 @@ def pod_became(api: client.ApiClient, replicaset: Obj, suffix: str, status: Obj)
     client.CoreV1Api(api).patch_namespaced_pod_status(name, meta["namespace"], {"status": status})
 
 
-def ready_status(image_id: str) -> Obj:
-    """A kubelet's status of a running, ready Pod whose container runs `image_id`."""
+READY_SINCE = "2026-01-01T00:00:00Z"  # long before any test runs: ready without a break
+
+
+def ready_status(image_id: str, since: str = READY_SINCE) -> Obj:
+    """A kubelet's status of a running, ready Pod whose container runs `image_id`, ready
+    since `since` (the Ready condition's lastTransitionTime, as a kubelet writes it)."""
     return {
         "phase": "Running",
-        "conditions": [{"type": "Ready", "status": "True"}],
+        "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": since}],
         "containerStatuses": [
             {
                 "name": "app",

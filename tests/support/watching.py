@@ -1,5 +1,6 @@
 """One `driftctl watch` process under test: started as a real subprocess, read through its
-output, /metrics and /readyz, stopped with SIGTERM (or killed at the test's end)."""
+output, /metrics and /readyz, stopped with SIGTERM (or killed at the test's end: the
+`watching` fixture, a plugin of tests/conftest.py, kills what a test started)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+import pytest
 
 from tests.support.harness import Harness, driftctl_env, eventually
 from tests.support.paths import ROOT
@@ -122,3 +125,12 @@ def settled(process: Watching) -> None:
         return process.metric("driftctl_watch_git_polls_total") >= polls + 3
 
     assert eventually(idle, 60), process.log()
+
+
+@pytest.fixture
+def watching() -> Iterator[list[Watching]]:
+    """The watch processes a test starts (it appends them); each killed at its end."""
+    started: list[Watching] = []
+    yield started
+    for each in started:
+        each.kill()

@@ -13,11 +13,13 @@ import datetime
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
+from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.actions import (
+    Cleanup,
     Confirm,
     Held,
     Orphan,
@@ -28,6 +30,7 @@ from driftctl.core.planning.actions import (
     Update,
     WriteStatus,
     is_changing,
+    kept_of,
 )
 from driftctl.core.planning.controls import Control, Situation
 from driftctl.core.planning.live import LiveState
@@ -537,6 +540,13 @@ POLICIES = {
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # always: a scale left under warn while Git's image change is applied beside it
+    earlier=[SHOP],
+    changes=[("scale", "shop", 7)],
+    desired=[app("shop", "nginx:1.28", 2)],
+    suspended=set(),
+    chosen={"shop": "warn"},
+)
 @given(
     earlier=app_sets,
     changes=drifts,
@@ -570,11 +580,57 @@ def test_what_a_control_holds_is_never_written_and_the_rest_converges(
     }
 
     first = plan(cluster, wanted, policy=PROPERTY_POLICY)
+    whole = held_whole(cluster, first)
     carried_out(cluster, first)
     second = plan(cluster, wanted, policy=PROPERTY_POLICY)
 
     assert {key: cluster.objects.get(key) for key in frozen} == frozen
+    assert held_whole(cluster, first) == whole  # an object held whole is not written
+    assert held_fields(cluster, first) == {  # a field held keeps the value the hold keeps
+        (action.key.display, kept.path): kept.live
+        for action in first.actions
+        if not isinstance(action, Held)  # written around its held fields
+        for kept in kept_of(action)
+        if kept.held
+    }
     assert [(a.key.display, a.verb) for a in second.actions if is_changing(a)] == []
+
+
+def shown(cluster: ModelCluster, key: ObjectKey) -> dict[str, Any]:
+    """An object's leaves by their display path ({} when it is absent)."""
+    live = cluster.objects.get(key) or {}
+    return {fs.display_path(path): value for path, value in fs.leaves(live).items()}
+
+
+def held_fields(cluster: ModelCluster, planned: Plan) -> dict[tuple[str, str], Any]:
+    """Each field `planned` holds (drift under warn, Git's change under hold) of an object
+    it writes, as `cluster` has it now (an object held whole: `held_whole`)."""
+    return {
+        (action.key.display, kept.path): shown(cluster, action.key).get(kept.path)
+        for action in planned.actions
+        if not isinstance(action, Held)
+        for kept in kept_of(action)
+        if kept.held
+    }
+
+
+def held_whole(cluster: ModelCluster, planned: Plan) -> dict[str, dict[str, Any]]:
+    """Each object `planned` holds whole, as `cluster` has it now, its status and its
+    bookkeeping apart (unless another action of the plan writes it: a deletion's cleanup)."""
+    written = {a.key for a in planned.actions if is_changing(a)}
+    written |= {o.key for a in planned.actions if isinstance(a, Cleanup | Prune) for o in a.owned}
+    return {
+        action.key.display: {
+            path: value
+            for path, value in shown(cluster, action.key).items()
+            if not path.startswith(BOOKKEEPING)
+        }
+        for action in planned.actions
+        if isinstance(action, Held) and action.key not in written
+    }
+
+
+BOOKKEEPING = ("status", "metadata.managedFields", "metadata.resourceVersion")
 
 
 PROPERTY_POLICY = Policy(allow_empty=True, max_prune=MaxPrune(100, percent=True), recreate=True)

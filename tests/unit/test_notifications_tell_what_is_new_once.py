@@ -8,6 +8,7 @@ state. The sender's retries are checked against a loopback server.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -25,7 +26,7 @@ from driftctl.core.notify.facts import (
     RunFacts,
     items_of,
 )
-from driftctl.core.notify.outbox import Heading
+from driftctl.core.notify.outbox import Heading, digest_of
 from driftctl.core.notify.record import (
     Told,
     decoded,
@@ -46,7 +47,7 @@ from driftctl.core.planning.actions import (
     Skip,
     Update,
 )
-from driftctl.core.planning.changes import FieldChange
+from driftctl.core.planning.changes import FieldChange, Kept
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.verbs import Verb
@@ -54,6 +55,7 @@ from driftctl.core.source.model import Place
 from driftctl.errors import ClusterError, InvalidDesiredState, Problem, UsageError
 from driftctl.pipeline.notify import Gatherer, Teller
 from driftctl.render import digest, sinks
+from driftctl.render.plan import change_text
 from driftctl.settings import NOTIFY_ON, WHOLE, Cluster, Lock, Notify
 from driftctl.settings.declare import build
 from driftctl.shell.notify_http import Failed, Sent, send
@@ -165,6 +167,37 @@ def test_a_run_s_rollouts_come_from_its_report_failed_with_why_or_in_progress() 
     assert forge.commit_state(facts) is forge.CommitState.FAILURE
 
 
+WARN = "drift is reported and left as it is (drift-policy: warn)"
+
+
+def warned(replicas: int) -> Kept:
+    return Kept("spec.replicas", WARN, replicas, 2, held="drift")
+
+
+def test_held_drift_carries_its_fields_so_a_new_value_is_news_and_the_same_is_not() -> None:
+    def held_item(replicas: int, *, written: bool = False) -> Item:
+        if written:  # the run that applied Git's image keeps the drifted replicas
+            action: object = Update(SHOP, "", {}, (), (GIT,), kept=(warned(replicas),))
+            outcome = Outcome.CONFIGURED
+        else:  # the next runs write nothing: the whole object is held
+            action = Held(SHOP, WARN, Verb.UPDATE, "drift", kept=(warned(replicas),))
+            outcome = Outcome.HELD
+        [found] = [i for i in items_of(facts_of((action, outcome, ""))) if i.category == "held"]
+        return found
+
+    four, six = held_item(4), held_item(6)
+
+    assert four.what == f"update held: {WARN}"
+    assert [change_text(change) for change in four.changes] == ["spec.replicas: 4 -> 2 (held)"]
+    assert held_item(4, written=True) == four  # the same drift, however the run wrote around it
+    assert held_item(4).fingerprint == four.fingerprint
+    assert six.key == four.key
+    assert six.fingerprint != four.fingerprint
+    record = recorded(tidings([four], {}, 10.0, 0), {}, 10.0)
+    assert not tidings([held_item(4)], record, 20.0, 0).worth_sending
+    assert tidings([six], record, 20.0, 0).new == (six,)
+
+
 def test_only_the_categories_asked_for_are_told() -> None:
     found = facts_of((Update(SHOP, "", {}, (), (SCALED, GIT)), Outcome.CONFIGURED, ""))
     assert [i.category for i in items_of(found, {Category.DRIFT})] == [Category.DRIFT]
@@ -208,14 +241,21 @@ def test_a_record_survives_its_json_and_a_damaged_one_is_empty() -> None:
     assert decoded('{"format": 99, "told": {}}') == {}
 
 
-def test_watch_replaces_only_the_items_of_the_webapps_it_reconciled() -> None:
+def test_watch_replaces_the_conditions_of_the_webapps_it_reconciled_and_keeps_what_happened() -> (
+    None
+):
+    """A reconcile replaces its WebApps' conditions; what happened (a correction) waits to
+    be told, whatever the reconciles after it find; a newer one of the same key replaces it."""
     other = Item(
         Category.DRIFT, "Deployment/web/blog", "drift corrected", place=Place("web", "blog")
     )
     failed = Item(Category.ERROR, RUN, "Git unreachable")
-    standing = (item(), other, failed)
-    assert merged(standing, (), frozenset({SHOP.place})) == (other, failed)
-    assert merged(standing, (), None) == ()
+    conflict = Item(Category.CONFLICT, SHOP.display, "another instance's", place=SHOP.place)
+    standing = (item(), other, failed, conflict)
+    assert merged(standing, (), frozenset({SHOP.place})) == (item(), other, failed)
+    assert merged(standing, (), None) == (item(), other)
+    again = item("drift corrected again")
+    assert merged(standing, (again,), frozenset({SHOP.place})) == (other, failed, again)
 
 
 def heading(exit_code: int = 0) -> Heading:
@@ -228,13 +268,13 @@ def test_a_digest_names_each_object_and_stays_within_its_bytes() -> None:
         for n in range(2000)
     ]
     told = tidings(many, {}, 1.0, 0)
-    text = digest.text(heading(), told, 4096)
+    text = digest.text(digest_of(heading(), told), 4096)
     assert len(text.encode()) <= 4096
     assert text.startswith("**driftctl** `default` at `aaaaaaaaaaaa`: 2000 new (exit 0)")
     assert "`Deployment/web/app-0000`: drift corrected" in text
     assert "spec.replicas: 5 -> 2 (changed by kubectl)" in text
     assert "more lines of this digest were cut" in text
-    body = digest.json_body(heading(), told, 8192)
+    body = digest.json_body(digest_of(heading(), told), 8192)
     document = json.loads(body)
     assert len(body) <= 8192
     assert document["summary"]["new"] == 2000
@@ -335,7 +375,8 @@ def test_the_sender_tries_again_only_what_may_pass(
 
 
 def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path) -> None:
-    """Two reconciles heard, one digest sent; heard nothing more, nothing more sent. With no
+    """Two reconciles heard, one digest sent; a later reconcile of the same WebApp that finds
+    nothing (a status refresh) loses nothing; heard nothing more, nothing more sent. With no
     cluster to keep the record in, the digest still goes out and the log says so."""
     warnings: list[str] = []
     cluster = Cluster(kubeconfig=str(tmp_path / "missing"))
@@ -346,6 +387,8 @@ def test_watch_gathers_the_reconciles_of_a_window_into_one_digest(tmp_path: Path
             update = Update(key, "", {}, (), (SCALED,))
             facts = facts_of((update, Outcome.CONFIGURED, ""))
             gatherer.heard(RunFacts(SHA, facts.plan, facts.report, scope=frozenset({key.place})))
+        refreshed = facts_of((Update(SHOP, "", {}, (), ()), Outcome.UNCHANGED, ""))  # a status
+        gatherer.heard(dataclasses.replace(refreshed, scope=frozenset({SHOP.place})))
         gatherer.flush()
         gatherer.flush()
 

@@ -4,7 +4,8 @@ Ready needs the latest generation observed, every desired replica updated and av
 and no old replica left; `availableReplicas` alone counts the old Pods too. The new
 ReplicaSet's Pods stall a WebApp at once for a reason waiting will not fix, named with the
 Pod; they are read only when they can tell something. What runs is recorded: the serving
-revision once a rollout completed, and the digests its ready Pods run.
+revision once a rollout completed and its completion was confirmed (its new Pods ready
+10 s without a break, or a second look 10 s later), and the digests its ready Pods run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from driftctl.core.planning.outcomes import RolloutState
 from driftctl.core.planning.rollout import (
     DEPLOYMENT_REVISION,
     NewPods,
@@ -23,7 +25,15 @@ from driftctl.core.planning.rollout import (
     rollout_of,
     selector_of,
 )
-from driftctl.core.planning.status import StatusFacts, reads_pods, webapp_status
+from driftctl.core.planning.status import (
+    CONFIRM_SECONDS,
+    StatusFacts,
+    ended,
+    reads_pods,
+    rollout_state,
+    status_update,
+    webapp_status,
+)
 from tests.support.builders import REVISION, status_deployment, status_webapp
 
 NOW = datetime.datetime(2026, 12, 2, 9, 0, 0, tzinfo=datetime.UTC)
@@ -72,9 +82,13 @@ def waiting(reason: str, message: str = "", restarts: int = 0) -> Obj:
     return {"containerStatuses": [{"name": "app", "state": state, "restartCount": restarts}]}
 
 
-def ready(digest: str) -> Obj:
+READY_SINCE = "2026-12-02T08:59:50Z"  # NOW less CONFIRM_SECONDS: ready long enough
+
+
+def ready(digest: str, since: str = READY_SINCE) -> Obj:
+    """A ready Pod's status; the kubelet's Ready condition says since when."""
     return {
-        "conditions": [{"type": "Ready", "status": "True"}],
+        "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": since}],
         "containerStatuses": [
             {"name": "app", "imageID": f"localhost/hello@{digest}", "ready": True}
         ],
@@ -344,14 +358,17 @@ def test_a_deployment_that_does_not_hold_git_does_not_serve_the_revision() -> No
 
 
 def test_a_completion_not_yet_confirmed_records_neither_the_revision_nor_its_digests() -> None:
-    """`apply --wait`'s first look at a completion (a crash-looping Pod may be ready for an
-    instant): Ready as it looks, but what serves moves only on the look that confirms it."""
+    """A crash-looping Pod may be ready for an instant: Ready as it looks, but what serves
+    moves only once the new Pods were ready CONFIRM_SECONDS without a break, and until then
+    the rollout is reported in progress."""
     before = {"servingRevision": "0" * 40, "images": [{"image": "a:1", "digests": [DIGEST_1]}]}
     webapp = status_webapp(status={**before, "mixedDigests": False, "imagesGeneration": 1})
-    pods = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_2)) for n in range(3)))
+    just = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_2, "2026-12-02T08:59:51Z"))
+                      for n in range(3)))  # fmt: skip
+    steady = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_2)) for n in range(3)))
 
-    first = webapp_status(webapp, deployment(), NOW, StatusFacts(current=False), pods=pods)
-    confirmed = webapp_status(webapp, deployment(), NOW, StatusFacts(), pods=pods)
+    first = webapp_status(webapp, deployment(), NOW, pods=just)
+    confirmed = webapp_status(webapp, deployment(), NOW, pods=steady)
 
     assert first["ready"] is True
     assert (first["servingRevision"], first["images"], first["imagesGeneration"]) == (
@@ -359,8 +376,30 @@ def test_a_completion_not_yet_confirmed_records_neither_the_revision_nor_its_dig
         before["images"],
         1,
     )
+    assert rollout_state(first) is RolloutState.PROGRESSING
+    assert reads_pods(status_webapp(status=first), deployment())  # looked at again
     assert confirmed["servingRevision"] == REVISION
     assert confirmed["images"] == [{"image": "localhost/hello:1", "digests": [DIGEST_2]}]
+    assert rollout_state(confirmed) is RolloutState.COMPLETE
+    assert not reads_pods(status_webapp(status=confirmed), deployment())
+
+
+def test_without_pods_to_read_a_completion_is_confirmed_by_a_second_look_10_s_later() -> None:
+    """No new ReplicaSet found (a control plane without its controller): the WebApp's own
+    Ready condition says when the completion was first seen."""
+    no_replicaset = NewPods(None, (), generation=2)
+    first = webapp_status(status_webapp(), deployment(), NOW, pods=no_replicaset)
+    soon = NOW + datetime.timedelta(seconds=CONFIRM_SECONDS - 1)
+    later = NOW + datetime.timedelta(seconds=CONFIRM_SECONDS)
+
+    too_soon = webapp_status(status_webapp(status=first), deployment(), soon, pods=no_replicaset)
+    second = webapp_status(status_webapp(status=first), deployment(), later, pods=no_replicaset)
+
+    assert (first["ready"], "servingRevision" in first) == (True, False)
+    assert "servingRevision" not in too_soon
+    assert second["servingRevision"] == REVISION
+    assert ended(first, second) is RolloutState.COMPLETE
+    assert ended({}, first) is None  # Ready, not yet confirmed: no end
 
 
 def test_a_completion_the_new_pods_do_not_confirm_is_not_ready() -> None:
@@ -385,7 +424,7 @@ def test_a_completion_the_new_pods_do_not_confirm_is_not_ready() -> None:
         "1/3 new Pods ready (the Deployment counted 3 available)"
     )
     assert "imagesGeneration" not in status  # read again next time
-    assert needs_pods(deployment(), 2, confirming=True)
+    assert reads_pods(status_webapp(status=status), deployment())
 
 
 def test_the_new_replicaset_is_the_deployments_own_of_its_revision() -> None:
@@ -395,3 +434,29 @@ def test_the_new_replicaset_is_the_deployments_own_of_its_revision() -> None:
     assert new_replicaset(deployment(), [old, other, new]) == new
     assert new_replicaset(deployment(revision="3"), [old, new]) is None
     assert selector_of(new) == "app=shop,pod-template-hash=bbbb"
+
+
+def test_a_rollout_is_looked_at_again_only_while_its_pods_may_tell_more() -> None:
+    """watch looks again at a rollout in progress only when its new Pods can change what
+    its status says without its Deployment moving: one not ready yet (it may stall), none
+    found yet while the Deployment counts some, or all ready and the completion not
+    confirmed yet. While the Deployment counts no new Pod (none made yet: no node, no
+    controller to make them), they are not read and nothing is looked at again."""
+    starting = new_pods(pod("shop-abcd-x1", **waiting("ContainerCreating")))
+    just_ready = new_pods(
+        *(pod(f"shop-abcd-x{n}", **ready(DIGEST_1, "2026-12-02T08:59:58Z")) for n in range(3))
+    )
+    steady = new_pods(*(pod(f"shop-abcd-x{n}", **ready(DIGEST_1)) for n in range(3)))
+    rolling = deployment(updated=1, total=4)
+
+    def again(dep: Obj, pods: NewPods | None) -> bool:
+        return status_update(status_webapp(), dep, NOW, pods=pods).look_again
+
+    waiting_for_pods = deployment(updated=0, total=3)
+
+    assert again(rolling, starting)
+    assert again(rolling, new_pods())  # counted by the Deployment, not found yet
+    assert not needs_pods(waiting_for_pods, None)  # no new Pod counted: none read
+    assert not again(waiting_for_pods, None)
+    assert again(deployment(), just_ready)  # complete, not confirmed
+    assert not again(deployment(), steady)  # complete and confirmed

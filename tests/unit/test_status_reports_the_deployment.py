@@ -105,14 +105,20 @@ def test_zero_replicas_are_ready_at_once() -> None:
     assert status["ready"] is True
 
 
-def test_second_run_writes_nothing() -> None:
+def test_once_a_completion_is_confirmed_the_next_run_writes_nothing() -> None:
+    """The first run sees the rollout complete, the second (10 s or more later) confirms
+    it and records what serves (core.planning.status.confirmed), the third writes nothing."""
     first = status_update(status_webapp(), status_deployment(3), EARLIER)
-
     second = status_update(status_webapp(status=first.status), status_deployment(3), NOW)
 
+    third = status_update(status_webapp(status=second.status), status_deployment(3), NOW)
+
     assert first.changed
-    assert not second.changed
-    assert second.status == first.status
+    assert "servingRevision" not in first.status
+    assert second.changed
+    assert second.status == {**first.status, "servingRevision": second.status["servingRevision"]}
+    assert not third.changed
+    assert third.status == second.status
 
 
 def test_transition_time_is_kept_while_the_status_stays() -> None:
@@ -154,7 +160,8 @@ def test_status_manifest_carries_identity_and_status_only() -> None:
 
 
 def test_fields_written_by_others_do_not_make_a_change() -> None:
-    first = status_update(status_webapp(), status_deployment(3), EARLIER)
+    seen = status_update(status_webapp(), status_deployment(3), EARLIER)
+    first = status_update(status_webapp(status=seen.status), status_deployment(3), NOW)
 
     second = status_update(
         status_webapp(status={**first.status, "extra": 1}), status_deployment(3), NOW

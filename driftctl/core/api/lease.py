@@ -7,7 +7,9 @@ Lease cannot both win: the loser gets 409 and looks again. Pure: `now` is passed
 
 A Lease is named by a `LeaseRef` (namespace, instance and shard): its name is computed
 there, once, and never parsed back. Each shard of a sharded instance holds its own Lease,
-so shards run at the same time while two runs of one shard still exclude each other.
+so shards run at the same time while two runs of one shard still exclude each other; a
+shard also reads the instance's own Lease (`whole`), where the instance's suspension holds
+every shard, those whose Lease is made later included (made `free` when missing).
 
 A holder keeps its Lease on a `Term`: it renews every `renew_every` seconds, tries again
 every `retry_every` seconds after a failed renewal, and stops acting once `renew_deadline`
@@ -106,6 +108,11 @@ class LeaseRef:
         """`Lease namespace/driftctl-instance`, as messages name it."""
         return f"Lease {self.namespace}/{self.name}"
 
+    @property
+    def whole(self) -> LeaseRef:
+        """The instance's own Lease (`driftctl-<instance>`), whichever shard this one is."""
+        return LeaseRef(self.namespace, self.instance)
+
 
 @dataclass(frozen=True)
 class Holder:
@@ -188,6 +195,12 @@ def held(
             c.VERIFIED_KEY_ANNOTATION: verified.key,
         }
     return body
+
+
+def free(ref: LeaseRef) -> dict[str, Any]:
+    """A Lease nobody holds yet: the instance's own, made by a shard so that a suspension
+    set on every Lease of the instance (by its label) is set where every shard reads it."""
+    return _lease(None, ref, {})
 
 
 def released(lease: dict[str, Any], ref: LeaseRef) -> dict[str, Any]:

@@ -17,6 +17,11 @@ How an action and its outcome become items:
 | orphaned / configured | orphan; quarantine, confirm (a removal started) | prune |
 | skipped | drift that stays (a replace without --recreate): `held_reason` | held |
 | held | what a control holds (a suspension, a policy, a window): `held_reason` | held |
+| created / configured | its fields a control keeps as they are (drift under warn) | held |
+
+A held item carries its fields and values like every other item (`held_fields`: each field
+a control keeps, as `live -> Git`), so a held drift that takes another value is told again
+and the same value is not.
 | failed | conflict | conflict |
 | failed | refused (the API server refused Git's object) | invalid |
 | failed | any other | error |
@@ -28,6 +33,7 @@ masked (core.planning.redaction) before anything is kept or hashed.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import json
@@ -49,13 +55,14 @@ from driftctl.core.planning.actions import (
     Refused,
     Skip,
     changes_of,
+    kept_of,
 )
 from driftctl.core.planning.changes import FieldChange
 from driftctl.core.planning.fights import corrector
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.outcomes import ApplyReport, ObjectOutcome, Outcome, RolloutState
 from driftctl.core.planning.redaction import masked_change, masked_text
-from driftctl.core.planning.verbs import meaning
+from driftctl.core.planning.verbs import Verb, meaning
 from driftctl.core.source.model import Place
 from driftctl.errors import DriftctlError, ExitCode, InvalidDesiredState
 
@@ -273,8 +280,22 @@ def items_of_action(action: Action, outcome: ObjectOutcome) -> list[Item]:
         return [Item(Category.PRUNE, subject, f"{done}: {action.reason}", place=place)]
     waiting = (Outcome.SKIPPED, Outcome.HELD, Outcome.WAITING)
     if outcome.outcome in waiting and (why := held_reason(action)):
-        return [Item(Category.HELD, subject, why, _masked(changes_of(action)), place=place)]
+        fields = _masked((*changes_of(action), *held_fields(action)))
+        return [Item(Category.HELD, subject, why, fields, place=place)]
     return []
+
+
+HELD_NOTE = "held"  # the note of a field a control keeps as the cluster has it
+
+
+def held_fields(action: Action) -> tuple[FieldChange, ...]:
+    """The fields a control keeps as the cluster has them (drift under warn, Git's changes
+    held), each as the change it holds back: the cluster's value, then Git's."""
+    return tuple(
+        dataclasses.replace(FieldChange.of(kept.path, kept.live, kept.git), note=HELD_NOTE)
+        for kept in kept_of(action)
+        if kept.held
+    )
 
 
 def held_reason(action: Action) -> str | None:
@@ -300,6 +321,16 @@ def _failure(action: Action) -> Category:
 
 
 def _changed(action: Action, subject: str, place: Place) -> list[Item]:
+    found = _written(action, subject, place)
+    if held := _masked(held_fields(action)):  # written, but some of its fields are held
+        # as the next run, which writes nothing, says it: an update held (core.planning.holding)
+        why = "; ".join(dict.fromkeys(kept.reason for kept in kept_of(action) if kept.held))
+        what = masked_text(f"{Verb.UPDATE} held: {why}")
+        found.append(Item(Category.HELD, subject, what, held, place=place))
+    return found
+
+
+def _written(action: Action, subject: str, place: Place) -> list[Item]:
     changes = _masked(changes_of(action))
     drift = tuple(change for change in changes if corrector(change) is not None)
     git = tuple(change for change in changes if corrector(change) is None)

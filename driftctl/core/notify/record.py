@@ -11,9 +11,11 @@ fingerprint and when it was told. A run (or a watch window) compares its items w
 
 Nothing is worth sending when there is nothing new, no reminder and nothing resolved.
 The record after a send keeps exactly the items found now (at most MAX_RECORDED), so a
-condition that comes back after a clean run is new again. A send that failed leaves the
-record as it was, so the next run tries again. The record is kept in the cluster
-(shell.notify_record) as JSON, one document per receiver.
+condition that comes back after a clean run is new again. A digest receiver's record moves
+on once its digest is kept to be delivered (in its outbox, core.notify.outbox): what waits
+there is delivered late, not told again. A state receiver's (Alertmanager, a forge) stays
+as it was when a send failed, so the next run tells it the newest state. The record is
+kept in the cluster (shell.notify_record) as JSON, one document per receiver.
 """
 
 from __future__ import annotations
@@ -101,20 +103,39 @@ def merged(
 ) -> tuple[Item, ...]:
     """watch: the items standing after a reconcile of the WebApps of `scope` found `found`.
 
-    A whole run (None) replaces everything; a reconcile replaces its WebApps' items and the
-    run items of the same key, and keeps the others.
+    A condition is replaced: a whole run (None) replaces every condition, a reconcile its
+    WebApps' conditions and the run items of the same key. A happening (a correction, a
+    prune, a commit applied) stays until it is told (the gatherer keeps only the conditions
+    once it told them: `lasting`), so a later reconcile of its WebApp that finds nothing
+    (a status refresh) does not lose it; a newer one of the same key replaces it.
     """
-    if scope is None:
-        return tuple(found)
     keys = {item.key for item in found}
-    kept = [i for i in current if i.key not in keys and (i.place is None or i.place not in scope)]
-    return (*kept, *found)
+
+    def stays(item: Item) -> bool:
+        if item.key in keys:
+            return False
+        if not KINDS[item.category].lasting:
+            return True
+        return scope is not None and (item.place is None or item.place not in scope)
+
+    return (*(item for item in current if stays(item)), *found)
 
 
-def encoded(record: Record) -> str:
-    """A record as the JSON kept in the cluster."""
+def encoded(record: Record, beside: Mapping[str, object] | None = None) -> str:
+    """A record as the JSON kept in the cluster (with what is kept `beside` it: a digest
+    receiver's outbox, core.notify.outbox)."""
     items = {key: [told.fingerprint, round(told.at, 3)] for key, told in record.items()}
-    return json.dumps({"format": FORMAT, "told": items}, sort_keys=True, separators=(",", ":"))
+    document = {"format": FORMAT, "told": items, **(beside or {})}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+def beside(text: str | None, key: str) -> object:
+    """What a record's JSON keeps beside what was told, under `key` (None: nothing)."""
+    try:
+        document = json.loads(text or "{}")
+    except ValueError:
+        return None
+    return document.get(key) if isinstance(document, dict) else None
 
 
 def decoded(text: str | None) -> dict[str, Told]:

@@ -5,7 +5,8 @@ made at a given time is exactly what an apply at that time does. The grammar of 
 control is driftctl.policies and driftctl.schedules; here they meet one WebApp:
 
 - a suspension: of the whole instance (the annotation driftctl.example.com/suspend on its
-  run-lock Lease, read by the pipeline into `Situation.instance`), or of one WebApp (the same
+  run-lock Lease, read by the pipeline into `Situation.instance`; a shard's run reads its
+  own Lease and the instance's, `Situation.or_instance`), or of one WebApp (the same
   annotation on the live WebApp). Suspended, nothing of it is written, whatever the plan
   would do; a suspension with an end lapses by itself at that time;
 - Git's own changes (`apply` | `hold`) and drift made in the cluster (`correct` | `warn`
@@ -22,6 +23,7 @@ fields marked held.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import enum
 import functools
@@ -69,6 +71,14 @@ class Situation:
         """The situation at `now`, with the suspension the Lease's annotation states (if any)."""
         text = annotations_of(lease or {}).get(c.SUSPEND_ANNOTATION)
         return cls(now, Suspension.parse(text) if text is not None else None, where)
+
+    def or_instance(self, lease: Obj | None, where: str) -> Situation:
+        """This situation, or, when its own Lease states no suspension, the one `lease`
+        states: a shard's, the instance's own Lease, which holds every shard."""
+        text = annotations_of(lease or {}).get(c.SUSPEND_ANNOTATION)
+        if self.instance is not None or text is None:
+            return self
+        return dataclasses.replace(self, instance=Suspension.parse(text), where=where)
 
     @property
     def clock(self) -> datetime.datetime:

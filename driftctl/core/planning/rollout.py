@@ -15,18 +15,21 @@ controller to count it available (without probes or minReadySeconds), so a compl
 believed only while the new Pods read are ready. Reading them costs two LISTs (the
 ReplicaSets of the Deployment's selector, then the new one's Pods), so they are read only
 when they can tell something
-(`needs_pods`): the rollout is observed and still in progress, or it completed and the
-images its ready Pods run were not recorded for this generation yet. When every rollout
+(`needs_pods`): the rollout is observed and still in progress, or it completed and its
+completion was not confirmed yet (the images its ready Pods run are recorded with that, for
+this generation: core.planning.status.confirmed). When every rollout
 is complete and recorded, a run reads nothing more than its LIST pages.
 """
 
 from __future__ import annotations
 
+import datetime
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftctl.core.planning.objects import Obj, annotations_of, is_terminating, metadata, uid
+from driftctl.kube_formats import parse_api_time
 
 # The Deployment controller's names: the rollout number on a Deployment and on each of its
 # ReplicaSets, and the label that ties a ReplicaSet's Pods to it.
@@ -119,20 +122,22 @@ def _gave_up(status: Obj) -> tuple[str, str] | None:
     return None
 
 
-def needs_pods(deployment: Obj, images_generation: int | None, *, confirming: bool = False) -> bool:
+def needs_pods(deployment: Obj, images_generation: int | None) -> bool:
     """Whether the new ReplicaSet's Pods are worth their two LISTs (module docstring).
 
-    `images_generation`: the Deployment generation whose images the WebApp status records.
-    `confirming`: a complete rollout is looked at again (`apply --wait`), Pods included.
-    Without the controller's revision annotation there is no new ReplicaSet to find.
+    `images_generation`: the Deployment generation whose images the WebApp status records
+    (with its completion's confirmation: core.planning.status.confirmed). Without the
+    controller's revision annotation there is no new ReplicaSet to find; while no replica
+    is updated (runs the latest template), the new ReplicaSet has no Pod to read, and the
+    first one made moves the Deployment's counts, which a run or `watch` sees anyway.
     """
     if DEPLOYMENT_REVISION not in annotations_of(deployment):
         return False
-    phase = rollout_of(deployment).phase
-    if phase is Phase.PROGRESSING:
-        return True
+    rollout = rollout_of(deployment)
+    if rollout.phase is Phase.PROGRESSING:
+        return rollout.updated > 0
     generation = int(metadata(deployment).get("generation", 0))
-    return phase is Phase.COMPLETE and (confirming or images_generation != generation)
+    return rollout.phase is Phase.COMPLETE and images_generation != generation
 
 
 def new_replicaset(deployment: Obj, replicasets: Iterable[Obj]) -> Obj | None:
@@ -255,9 +260,23 @@ def ready_count(pods: Sequence[Obj], owner: Obj) -> int:
     return sum(1 for pod in _of(pods, owner) if _ready(pod))
 
 
+def steady_count(pods: Sequence[Obj], owner: Obj, since: datetime.datetime) -> int:
+    """How many Pods of ReplicaSet `owner` have been ready without a break since `since`
+    (their Ready condition's lastTransitionTime, the kubelet's; one without it is not)."""
+    return sum(1 for pod in _of(pods, owner) if (at := _ready_at(pod)) is not None and at <= since)
+
+
 def _ready(pod: Obj) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def _ready_at(pod: Obj) -> datetime.datetime | None:
+    """When a ready Pod last turned ready (None: not ready, or not said)."""
+    for condition in (pod.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            return parse_api_time(condition.get("lastTransitionTime"))
+    return None
 
 
 def _digest(image_id: str) -> str:
@@ -286,6 +305,18 @@ class NewPods:
         return running_images(self.pods, self.replicaset)
 
     @property
+    def live(self) -> int:
+        """How many new Pods there are (not being deleted; 0: no new ReplicaSet found)."""
+        return 0 if self.replicaset is None else len(_of(self.pods, self.replicaset))
+
+    @property
     def ready(self) -> int | None:
         """How many of the new Pods are ready (None: no new ReplicaSet was found)."""
         return None if self.replicaset is None else ready_count(self.pods, self.replicaset)
+
+    def steady(self, since: datetime.datetime) -> int | None:
+        """How many of the new Pods have been ready since `since` without a break (None: no
+        new ReplicaSet was found)."""
+        if self.replicaset is None:
+            return None
+        return steady_count(self.pods, self.replicaset, since)

@@ -30,9 +30,16 @@ while it moves; `Stalled` when the Deployment gave up, or at once when a Pod of 
 ReplicaSet shows a reason waiting will not fix (read only when `reads_pods` says so).
 
 What runs: `servingRevision` is `lastAppliedRevision` once its rollout completed (and the
-Deployment holds what Git declares), and stays the earlier one until then; `images` are the
-digests the ready Pods of that completed rollout run, read once per Deployment generation
-(`imagesGeneration`), and `mixedDigests` says when one reference runs at several digests.
+Deployment holds what Git declares) and the completion is confirmed, and stays the earlier
+one until then; `images` are the digests the ready Pods of that rollout run, read with its
+confirmation (`imagesGeneration`), and `mixedDigests` says when one reference runs at
+several digests. A completion seen once may be a crash-looping Pod ready for an instant: it
+is confirmed (`confirmed`) when the new Pods read have been ready CONFIRM_SECONDS without
+a break (what `minReadySeconds: 10` would make the controller wait for), or, with no Pods
+to read, when a second look CONFIRM_SECONDS after the first still sees it (the WebApp's
+Ready condition says when the first was). Until then the WebApp is Ready but its rollout
+is reported in progress (`rollout_state`): a commit status stays pending, `watch` looks
+again, `apply --wait` waits on.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ from driftctl.core.planning.outcomes import RolloutState
 from driftctl.core.planning.rollout import NewPods, Phase, Rollout, needs_pods, rollout_of
 from driftctl.core.source.model import WebAppStatus
 from driftctl.core.source.schema import Schema, json_name
-from driftctl.kube_formats import api_time
+from driftctl.kube_formats import api_time, parse_api_time
 
 # Every status field driftctl writes: one it no longer sends must count as a change.
 STATUS_FIELDS = tuple(json_name(WebAppStatus, f.name) for f in dataclasses.fields(WebAppStatus))
@@ -159,11 +166,13 @@ class Health:
 
 @dataclass(frozen=True)
 class StatusUpdate:
-    """The status to apply, the manifest carrying it, and whether it differs from live."""
+    """The status to apply, the manifest carrying it, whether it differs from live, and
+    whether a look again may tell what no change of the Deployment will (`look_again`)."""
 
     status: Obj
     manifest: Obj
     changed: bool
+    look_again: bool = False
 
 
 def health(
@@ -259,15 +268,15 @@ def _since(previous: list[Obj], kind: str, value: str, now: str) -> str:
     return now
 
 
-def reads_pods(webapp: Obj, deployment: Obj | None, *, confirming: bool = False) -> bool:
+def reads_pods(webapp: Obj, deployment: Obj | None) -> bool:
     """Whether the status of `webapp` needs the new Pods of `deployment` (two LISTs):
-    its rollout is in progress, or it completed and its images are not recorded yet (or
-    `apply --wait` is `confirming` a completion)."""
+    its rollout is in progress, or it completed and its completion was not confirmed yet
+    (its images are recorded with the confirmation)."""
     if deployment is None:
         return False
     recorded = (webapp.get("status") or {}).get("imagesGeneration")
     seen = int(recorded) if recorded is not None else None
-    return needs_pods(deployment, seen, confirming=confirming)
+    return needs_pods(deployment, seen)
 
 
 def webapp_status(
@@ -305,22 +314,31 @@ def webapp_status(
     corrections = fights.recorded(fights.record_of(webapp), facts.corrected, api_time(now))
     if corrections:
         status["corrections"] = corrections
-    status |= _serving(previous, status, deployment, facts, pods)
+    status |= _serving(previous, status, deployment, facts, pods, now)
     return status
 
 
 _SERVING_FIELDS = ("servingRevision", "images", "mixedDigests", "imagesGeneration")
+CONFIRM_SECONDS = 10  # a completion stands this long before what serves moves (module docstring)
 
 
 def _serving(
-    previous: Obj, status: Obj, deployment: Obj | None, facts: StatusFacts, pods: NewPods | None
+    previous: Obj,
+    status: Obj,
+    deployment: Obj | None,
+    facts: StatusFacts,
+    pods: NewPods | None,
+    now: datetime.datetime,
 ) -> Obj:
-    """What runs: kept from `previous` until a rollout of what Git declares completes."""
+    """What runs: kept from `previous` until a rollout of what Git declares completes, and
+    the completion is confirmed (`confirmed`)."""
     out = {key: previous[key] for key in _SERVING_FIELDS if key in previous}
-    complete = deployment is not None and rollout_of(deployment).phase is Phase.COMPLETE
-    if status["ready"] and facts.current and status["lastAppliedRevision"]:
-        out["servingRevision"] = status["lastAppliedRevision"]
-    if complete and status["ready"] and facts.current and pods is not None:
+    if not (status["ready"] and facts.current and status["lastAppliedRevision"]):
+        return out
+    if deployment is None or not confirmed(previous, status, deployment, pods, now):
+        return out
+    out["servingRevision"] = status["lastAppliedRevision"]
+    if pods is not None:
         for key in ("images", "mixedDigests"):
             out.pop(key, None)
         out["imagesGeneration"] = pods.generation
@@ -329,6 +347,26 @@ def _serving(
             out["images"] = [{"image": i.image, "digests": list(i.digests)} for i in images]
             out["mixedDigests"] = any(len(each.digests) > 1 for each in images)
     return out
+
+
+def confirmed(
+    previous: Obj, status: Obj, deployment: Obj, pods: NewPods | None, now: datetime.datetime
+) -> bool:
+    """Whether the completion `status` sees now is confirmed: with the new Pods read, as
+    many as the Deployment wants have been ready CONFIRM_SECONDS without a break (as
+    `minReadySeconds` would have the controller count them); without them (no new
+    ReplicaSet found, or its Pods not read), on a second look: the WebApp was Ready, for
+    this generation, CONFIRM_SECONDS ago already."""
+    since = now - datetime.timedelta(seconds=CONFIRM_SECONDS)
+    steady = pods.steady(since) if pods is not None else None
+    if steady is not None:
+        return steady >= rollout_of(deployment).desired
+    for condition in _list(previous):
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            at = parse_api_time(condition.get("lastTransitionTime"))
+            same = condition.get("observedGeneration") == status["observedGeneration"]
+            return same and at is not None and at <= since
+    return False
 
 
 def _frozen(previous: Obj, held: Summary, generation: int, now: str) -> Obj:
@@ -373,7 +411,21 @@ def status_update(
     if schema is not None:
         status, ours = fit(status, schema), fit(ours, schema)
     changed = not equal(status, ours)
-    return StatusUpdate(status, status_manifest(webapp, status), changed)
+    again = look_again(status, pods)
+    return StatusUpdate(status, status_manifest(webapp, status), changed, again)
+
+
+def look_again(status: Obj, pods: NewPods | None) -> bool:
+    """Whether a rollout in progress is worth a look again before its Deployment moves:
+    its new Pods were read (the Deployment counts some: core.planning.rollout.needs_pods)
+    and one is not ready (it may stall on a reason its Deployment never shows: an image that
+    cannot be pulled, a crash loop), or none was found yet, or all are ready and the
+    completion is not confirmed yet (it is once they stood 10 s). A rollout whose Pods were
+    not read (none counted yet) tells nothing more until the Deployment's status moves (a
+    Pod made changes its counts), which is seen anyway."""
+    if pods is None or rollout_state(status) is not RolloutState.PROGRESSING:
+        return False
+    return (pods.ready or 0) < pods.live or not pods.live or bool(status.get("ready"))
 
 
 def status_manifest(webapp: Obj, status: Obj) -> Obj:
@@ -397,11 +449,23 @@ def state_of(status: Obj) -> RolloutState:
     return RolloutState.PROGRESSING
 
 
+def rollout_state(status: Obj) -> RolloutState:
+    """Where a WebApp's rollout is, for a run's report: as `state_of` says, but complete
+    only once what serves is the revision applied (its completion confirmed). A status
+    without those fields (the seed operator's CRD) is complete when Ready."""
+    state = state_of(status)
+    applied = status.get("lastAppliedRevision")
+    if state is RolloutState.COMPLETE and applied and status.get("servingRevision") != applied:
+        return RolloutState.PROGRESSING
+    return state
+
+
 def ended(previous: Obj, status: Obj) -> RolloutState | None:
-    """The end of a rollout that the change from `previous` to `status` records: the
-    WebApp turned Ready (complete) or Stalled; None when it did not change that way."""
-    now = state_of(status)
-    if now is RolloutState.PROGRESSING or state_of(previous) is now:
+    """The end of a rollout that the change from `previous` to `status` records: its
+    completion confirmed (`rollout_state`), or the WebApp Stalled; None when it did not
+    change that way."""
+    now = rollout_state(status)
+    if now is RolloutState.PROGRESSING or rollout_state(previous) is now:
         return None
     return now
 

@@ -2,10 +2,11 @@
 
 A run waits for the rollouts of the WebApps it changed: a place (a WebApp and its
 Deployment) where an object was created or configured and none failed. It waits until
-each is Stalled, or Ready on two looks in a row (the second reads the new Pods: a
-container that exits at once is counted available for an instant, core.planning.rollout);
-one still progressing (or not confirmed) when `--wait-timeout` is gone has timed out. The
-exit code follows from the report (core.planning.outcomes).
+each is Stalled, or complete with its completion confirmed (core.planning.status: its new
+Pods ready 10 s without a break; a container that exits at once is counted available for
+an instant, core.planning.rollout); one still progressing (or not confirmed) when
+`--wait-timeout` is gone has timed out. The exit code follows from the report
+(core.planning.outcomes).
 """
 
 from __future__ import annotations
@@ -27,33 +28,25 @@ def waited_for(report: ApplyReport) -> frozenset[ObjectKey]:
     return frozenset(key for key, _ in report.rollouts if key.place in changed - failed)
 
 
-def settled(state: RolloutState | None, key: ObjectKey, confirmed: AbstractSet[ObjectKey]) -> bool:
-    """Whether the wait for `key` is over: Stalled, or complete on two looks in a row."""
-    return state is RolloutState.STALLED or (state is RolloutState.COMPLETE and key in confirmed)
+def settled(state: RolloutState | None) -> bool:
+    """Whether the wait for a rollout is over: Stalled, or complete (confirmed)."""
+    return state in (RolloutState.STALLED, RolloutState.COMPLETE)
 
 
 def pending(
-    states: Mapping[ObjectKey, RolloutState],
-    waited: AbstractSet[ObjectKey],
-    confirmed: AbstractSet[ObjectKey],
+    states: Mapping[ObjectKey, RolloutState], waited: AbstractSet[ObjectKey]
 ) -> list[ObjectKey]:
     """The WebApps waited for whose wait is not over, in a stable order."""
-    return sorted(key for key in waited if not settled(states.get(key), key, confirmed))
+    return sorted(key for key in waited if not settled(states.get(key)))
 
 
-def finished(
-    states: Mapping[ObjectKey, RolloutState],
-    waited: AbstractSet[ObjectKey],
-    confirmed: AbstractSet[ObjectKey],
-) -> Rollouts:
+def finished(states: Mapping[ObjectKey, RolloutState], waited: AbstractSet[ObjectKey]) -> Rollouts:
     """Each WebApp's rollout as the wait ends: one waited for whose wait is not over has
     timed out."""
     return tuple(
         (
             key,
-            RolloutState.TIMED_OUT
-            if key in waited and not settled(state, key, confirmed)
-            else state,
+            RolloutState.TIMED_OUT if key in waited and not settled(state) else state,
         )
         for key, state in states.items()
     )

@@ -21,7 +21,7 @@ from driftctl.core.notify.outbox import Heading
 from driftctl.core.source.signatures import keyring
 from driftctl.errors import DriftctlError, InvalidDesiredState
 from driftctl.pipeline.offline import load_desired
-from driftctl.pipeline.receivers import Occasion, receivers_of
+from driftctl.pipeline.receivers import Occasion, Run, receivers_of
 from driftctl.settings import Notify, Source, Verify
 from driftctl.shell.gpg import Keyring
 from driftctl.shell.notify_http import Failed, read_secret
@@ -97,7 +97,9 @@ def send_test(notify: Notify, instance: str) -> list[Finding]:
     item = Item(
         Category.APPLIED, RUN, "driftctl doctor --send-test: a test message; nothing was applied"
     )
-    occasion = Occasion((item,), Heading(instance, "", 0, time.time()), None)
+    now = time.time()
+    occasion = Occasion((item,), Heading(instance, "", 0, now), None)
+    run = Run("doctor-send-test", now, now + notify.timeout)  # its claims, kept nowhere
     found = []
     for name, receiver in receivers_of(notify).items():
         if name not in TESTED:
@@ -105,7 +107,7 @@ def send_test(notify: Notify, instance: str) -> list[Finding]:
                 ok("send-test", f"{name}: not sent (it is told only of a commit or a condition)")
             )
             continue
-        told = receiver(occasion, None)
+        told = receiver(occasion, None, run).send()
         if told.failed is not None:
             found.append(
                 fail("send-test", f"{name}: {told.failed}", "check its URL and secret file")

@@ -71,8 +71,9 @@ class Passes:
         self._crd_said: str | None = None  # said once, and again only when it changes
 
     def start(self) -> None:
-        """The first look at Git, and the first full pass."""
-        self._head = self._look_at_git()
+        """The first full pass. Git is not looked at here: the desired state was read when
+        the process started, and a commit made since must still count as a move, so the
+        first poll reads Git whole once and compares what it declares."""
         self.full("start")
 
     def full(self, reason: str) -> None:

@@ -138,10 +138,11 @@ class Reconciler:
             recording=setup.recording,
         )
         report = applier.carry_out(plan, planned.live)
+        carried = applier.as_carried_out(plan)  # unchecked updates, with what they changed
         with self._recording:
-            ran = (plan, report)
+            ran = (carried, report)
             history.record(kube, self._history, ran, planned.live.webapps, self._warn)
-        self._heard(RunFacts.of_report(plan.revision, plan, report, scope=frozenset({place})))
+        self._heard(RunFacts.of_report(plan.revision, carried, report, scope=frozenset({place})))
         return report
 
     def survey(self, whole: LiveState, focus: frozenset[Place] | None = None) -> Plans:
