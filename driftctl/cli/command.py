@@ -25,7 +25,7 @@ from typing import Any
 
 import click
 
-from driftctl.cli import layout
+from driftctl.cli import collector, layout
 from driftctl.cli.config_file import config_option
 from driftctl.cli.global_flags import global_params
 from driftctl.cli.options import (
@@ -164,12 +164,15 @@ def command(
     logged: tuple[Around, Extras] | None = None,
     examples: Sequence[str] = (),
     family: str | None = None,
+    long_lived: bool = False,
 ) -> Callable[[Callable[..., Any]], Command]:
     """A driftctl command from a function taking `request` (module docstring).
 
     Its parameters, in --help's order: one per setting of `request` (its groups in order),
     the function's own click parameters, `-o` with `outputs` (the first is the default),
     then the parameters `logged` adds; with `logged`, the function also takes `log`.
+    `long_lived`: it runs until stopped (`watch`), so the garbage collector stays on
+    (cli.collector).
     """
 
     def make(function: Callable[..., Any]) -> Command:
@@ -181,7 +184,8 @@ def command(
             params.append(output_option(*outputs))
         if logged is not None:
             params += logged[1](name)
-        run = _runner(function, name, request, logged[0] if logged else None, params)
+        around = logged[0] if logged else None
+        run = _runner(function, name, request, around, params, long_lived=long_lived)
         return Command(
             name, callback=run, params=params, help=function.__doc__, examples=examples,
             request=request, family=family,
@@ -196,8 +200,11 @@ def _runner(
     request: type[Any] | None,
     around: Around | None,
     params: Sequence[click.Parameter],
+    *,
+    long_lived: bool,
 ) -> Callable[..., Any]:
-    """The callback: the request built from the settings' values, inside `around`."""
+    """The callback: the request built from the settings' values, inside `around`, with
+    the garbage collector paused unless the command is `long_lived` (cli.collector)."""
     settings = setting_parameters(request, name) if request is not None else ()
     extra = {param.name for param in params} - set(settings) - _own_names(function)
 
@@ -211,7 +218,8 @@ def _runner(
             logs = {} if around is None else {"log": log}
             return function(**built, **logs, **kwargs)
 
-        return go() if around is None else around(name, raw, go)
+        with collector.paused_for(long_lived=long_lived):
+            return go() if around is None else around(name, raw, go)
 
     return run
 

@@ -13,6 +13,7 @@ from driftctl.settings import WatchRequest
 @command(
     WatchRequest,
     logged=logged,
+    long_lived=True,
     examples=[
         "# The operator form of apply, as operator/ runs it:",
         "$ driftctl watch --repo https://git.example.com/you/webapps.git --ref main --path apps",
