@@ -48,6 +48,17 @@ def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher
         yield plane
 
 
+@pytest.fixture
+def plane(tmp_path: Path) -> Iterator[launcher.ControlPlane]:
+    """A control plane of the test's own, with no CRD: a fresh cluster, for tests that
+    install and uninstall (they make and delete what the session's plane needs)."""
+    started = launcher.start(tmp_path / "plane")
+    try:
+        yield started
+    finally:
+        launcher.stop(tmp_path / "plane")
+
+
 @pytest.fixture(scope="session")
 def kubeconfig(control_plane: launcher.ControlPlane) -> Path:
     """An admin kubeconfig (system:masters) for the session's control plane."""

@@ -12,50 +12,21 @@ nothing, and nothing Terminating.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.builders import webapp
+from tests.support.control_plane import driftctl_on as driftctl
+from tests.support.control_plane import kubectl_of as kubectl
 from tests.support.gitrepos import Repo
-from tests.support.harness import driftctl_env, eventually
-from tests.support.paths import ROOT
+from tests.support.harness import eventually
 
 APPS_NAMESPACE = "shop"
 REPO = "https://git.example.com/you/webapps.git"
-
-
-@pytest.fixture
-def plane(tmp_path: Path) -> Iterator[launcher.ControlPlane]:
-    """A control plane of this test's own, with no CRD."""
-    started = launcher.start(tmp_path / "plane")
-    try:
-        yield started
-    finally:
-        launcher.stop(tmp_path / "plane")
-
-
-def kubectl(plane: launcher.ControlPlane, *args: str) -> str:
-    done = subprocess.run(
-        [str(plane.bin_dir / "kubectl"), f"--kubeconfig={plane.kubeconfig}", *args],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
-def driftctl(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(kubeconfig)],
-        capture_output=True, text=True, check=False, cwd=ROOT, env=driftctl_env(), timeout=300,
-    )  # fmt: skip
 
 
 def as_cronjob_account(plane: launcher.ControlPlane, folder: Path) -> Path:

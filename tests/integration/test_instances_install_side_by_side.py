@@ -23,15 +23,15 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import yaml
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.builders import webapp
+from tests.support.control_plane import driftctl_on as driftctl
+from tests.support.control_plane import kubectl_of as kubectl
 from tests.support.gitrepos import Repo
 from tests.support.harness import driftctl_env
 from tests.support.paths import ROOT
@@ -64,32 +64,6 @@ DEFAULT_ALONE = [
     ("clusterrolebinding", "driftctl-crd", ""),
     ("lease", "driftctl-default", NS),
 ]
-
-
-@pytest.fixture
-def plane(tmp_path: Path) -> Iterator[launcher.ControlPlane]:
-    """A control plane of this test's own, with no CRD."""
-    started = launcher.start(tmp_path / "plane")
-    try:
-        yield started
-    finally:
-        launcher.stop(tmp_path / "plane")
-
-
-def kubectl(plane: launcher.ControlPlane, *args: str) -> str:
-    done = subprocess.run(
-        [str(plane.bin_dir / "kubectl"), f"--kubeconfig={plane.kubeconfig}", *args],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
-def driftctl(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(kubeconfig)],
-        capture_output=True, text=True, check=False, cwd=ROOT, env=driftctl_env(), timeout=300,
-    )  # fmt: skip
 
 
 def there(plane: launcher.ControlPlane, objects: list[tuple[str, str, str]]) -> list[str]:

@@ -23,11 +23,9 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from tests.controlplane import launcher
 from tests.support.gitrepos import git_env
@@ -97,16 +95,6 @@ def matches(expected: Sequence[str], actual: Sequence[str]) -> bool:
     if expected[0] == ELLIPSIS:
         return any(matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
     return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
-
-
-@pytest.fixture
-def plane(tmp_path: Path) -> Iterator[launcher.ControlPlane]:
-    """A control plane of this test's own, with no CRD: a fresh cluster."""
-    started = launcher.start(tmp_path / "plane")
-    try:
-        yield started
-    finally:
-        launcher.stop(tmp_path / "plane")
 
 
 def script(steps: Sequence[Step]) -> str:

@@ -21,10 +21,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
 
 from tests.controlplane import launcher
 from tests.support.console import ELLIPSIS, console_steps, matches, outputs, script
@@ -37,16 +35,6 @@ _RETRY = "note: retrying in "
 _SHA = re.compile(r"\b[0-9a-f]{40}\b|\b[0-9a-f]{12}\b")
 _TIME = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b")
 _AGE = re.compile(r"^\d+(ms|s|m|h|d)(\d+(s|m|h))?$")
-
-
-@pytest.fixture
-def plane(tmp_path: Path) -> Iterator[launcher.ControlPlane]:
-    """A control plane of this test's own, with no CRD: a fresh cluster."""
-    started = launcher.start(tmp_path / "plane")
-    try:
-        yield started
-    finally:
-        launcher.stop(tmp_path / "plane")
 
 
 def normalized(lines: Sequence[str], home: str) -> list[str]:

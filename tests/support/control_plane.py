@@ -14,6 +14,7 @@ import contextlib
 import json
 import re
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from kubernetes import client
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
-from tests.support.harness import LOCK_NAMESPACE, Harness, Obj, eventually
+from tests.support.harness import LOCK_NAMESPACE, Harness, Obj, driftctl_env, eventually
 from tests.support.kustomize import account
 from tests.support.paths import CRD_FILE, ROOT
 
@@ -39,6 +40,24 @@ def own_control_plane(folder: Path) -> Iterator[launcher.ControlPlane]:
         yield plane
     finally:
         launcher.stop(folder)
+
+
+def kubectl_of(plane: launcher.ControlPlane, *args: str) -> str:
+    """kubectl as the admin of `plane`; AssertionError naming the command when it fails."""
+    done = subprocess.run(
+        [str(plane.bin_dir / "kubectl"), f"--kubeconfig={plane.kubeconfig}", *args],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def driftctl_on(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m driftctl ARGS --kubeconfig KUBECONFIG`, to its end, in a clean environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(kubeconfig)],
+        capture_output=True, text=True, check=False, cwd=ROOT, env=driftctl_env(), timeout=300,
+    )  # fmt: skip
 
 
 def grant(
