@@ -20,12 +20,10 @@ what the installed CRD declares (the live state's `crd`, core.planning.installed
 
 from __future__ import annotations
 
-import collections
 import datetime
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
@@ -76,6 +74,7 @@ from driftctl.core.planning.status import (
 )
 from driftctl.core.retries import ends_the_run, is_object_refusal
 from driftctl.core.source.schema import Schema
+from driftctl.shell.batches import batch_size, in_order
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -266,14 +265,20 @@ class Applier:
             for chain in chains:
                 report(chain, self._run_chain(chain))
             return
+        size = batch_size(len(chains), self.concurrency)
+        batches = [chains[start : start + size] for start in range(0, len(chains), size)]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             try:
-                answers = in_order(pool, self._run_chain, chains, ahead=4 * self.concurrency)
-                for chain, reports in zip(chains, answers, strict=True):
-                    report(chain, reports)
+                answers = in_order(pool, self._run_chains, batches, ahead=2 * self.concurrency)
+                for batch, reported in zip(batches, answers, strict=True):
+                    for chain, reports in zip(batch, reported, strict=True):
+                        report(chain, reports)
             except BaseException:
                 pool.shutdown(cancel_futures=True)  # the run ends: start no other chain
                 raise
+
+    def _run_chains(self, chains: Sequence[Chain]) -> list[list[Report]]:
+        return [self._run_chain(chain) for chain in chains]
 
     def _run_chain(self, chain: Chain) -> list[Report]:
         """One WebApp's steps in order, then its one Event."""
@@ -444,25 +449,6 @@ class Applier:
         if update.changed:
             reports.append(StatusWritten(key, status))
         return reports, stalled
-
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
-
-
-def in_order(
-    pool: ThreadPoolExecutor, work: Callable[[_T], _R], items: Sequence[_T], *, ahead: int
-) -> Iterator[_R]:
-    """`pool.map(work, items)`, with at most `ahead` items given to the pool before their
-    answers are taken: 10,000 unchanged WebApps made 10,000 futures at once, and their
-    answers stayed held until the last was read (16 MiB of a no-drift apply's peak)."""
-    started: collections.deque[Future[_R]] = collections.deque()
-    for item in items:
-        started.append(pool.submit(work, item))
-        if len(started) >= ahead:
-            yield started.popleft().result()
-    while started:
-        yield started.popleft().result()
 
 
 class StatusFailed(Exception):

@@ -1,4 +1,4 @@
-"""An apply's chains go to its thread pool a few at a time (shell.apply.in_order): 10,000
+"""An apply's chains go to its thread pool in batches, a few ahead (shell.batches): 10,000
 unchanged WebApps made 10,000 futures at once, and their answers stayed held to the end."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from driftctl.shell.apply import in_order
+from driftctl.shell.batches import batch_size, in_order
 
 
 class CountingPool(ThreadPoolExecutor):
@@ -50,3 +50,15 @@ def test_a_failure_reaches_the_reader_at_its_place() -> None:
         with pytest.raises(ValueError, match="five"):
             next(answers)
     assert seen == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("chains", "concurrency", "size"),
+    [(1, 4, 1), (8, 4, 1), (16, 4, 1), (100, 4, 6), (10_000, 4, 32), (10_000, 1, 32), (40, 10, 1)],
+)
+def test_a_batch_is_one_chain_until_every_worker_has_several_to_take(
+    chains: int, concurrency: int, size: int
+) -> None:
+    assert batch_size(chains, concurrency) == size
+    batches = -(-chains // size)
+    assert batches >= min(chains, 4 * concurrency)  # writes still go `concurrency` at a time
