@@ -214,6 +214,18 @@ def driftctl_turn(bench: Bench, fleet: f.Fleet, concurrency: int | None) -> Turn
     return Turn("driftctl", fleet, argv, before)
 
 
+FLOOR = "paged LIST"  # the tool name of the floor's samples (benchmarks/bare_list.py)
+
+
+def floor_turn(bench: Bench, fleet: f.Fleet) -> Turn:
+    """The floor of driftctl's no-drift plan: the same LIST pages, read and not decoded."""
+
+    def argv(step: str) -> list[str]:
+        return [sys.executable, "-m", "benchmarks.bare_list", str(bench.kubeconfig), fleet.prefix]
+
+    return Turn(FLOOR, fleet, argv)
+
+
 def drift(bench: Bench, fleet: f.Fleet) -> None:
     """A person scales 1% of the Deployments and sets another image (as admin: not counted)."""
     by_namespace: dict[str, list[str]] = {}
@@ -303,17 +315,35 @@ def measure(bench: Bench, turn: Turn, step: str, repetition: int) -> dict[str, A
 # --- rounds ---------------------------------------------------------------------------------
 
 
+IDLE_CPU = 0.1  # CPU seconds per second of the API server and etcd; idle here is about 0.03
+
+
 def settle(bench: Bench, timeout: float = 300.0) -> None:
-    """Wait until nobody sends requests about the counted resources for two seconds."""
+    """Wait until the API server is idle for two seconds: nobody sends requests about the
+    counted resources, it serves no request but the one asking (its inflight gauge), and it
+    and etcd use under IDLE_CPU of a core (a step right after a heavy one otherwise pays for
+    the work the server still does for the one before: compaction, its own collector)."""
     deadline = time.monotonic() + timeout
-    before = request_counts(bench.plane)
+    before, cpu = request_counts(bench.plane), server_cpu(bench.plane)
     while time.monotonic() < deadline:
         time.sleep(2.0)
-        after = request_counts(bench.plane)
-        if not delta(before, after, COUNTED):
+        after, cpu_after = request_counts(bench.plane), server_cpu(bench.plane)
+        quiet = not delta(before, after, COUNTED) and inflight(bench.plane) <= 1
+        if quiet and (cpu_after - cpu) / 2.0 < IDLE_CPU:
             return
-        before = after
+        before, cpu = after, cpu_after
     print("# the cluster did not settle; measuring anyway", file=sys.stderr)
+
+
+def inflight(plane: launcher.ControlPlane) -> int:
+    """The requests the API server is serving now (this one included)."""
+    code, body = launcher.get(plane.folder, plane.server, "/metrics", timeout=30)
+    if code != 200:
+        raise RuntimeError(f"/metrics: {code}")
+    gauge = "apiserver_current_inflight_requests{"
+    return sum(
+        int(float(line.rsplit(" ", 1)[1])) for line in body.splitlines() if line.startswith(gauge)
+    )
 
 
 def clean_up(bench: Bench, turn: Turn) -> None:
@@ -369,12 +399,16 @@ def run_repetition(
     for turn in turns:
         for namespace in turn.fleet.namespaces:
             bench.admin("create", "namespace", namespace)
+    floor = floor_turn(bench, next(turn.fleet for turn in turns if turn.tool == "driftctl"))
     samples = []
     for step in STEPS:
         for turn in turns:
             turn.before(step)
             settle(bench)
             samples.append(measure(bench, turn, step, repetition))
+            if step == "no-drift plan" and turn.tool == "driftctl":
+                settle(bench)
+                samples.append(measure(bench, floor, step, repetition))
             done = samples[-1]
             print(f"# N={count} #{repetition + 1} {turn.tool} {step}: {done['seconds']:.2f} s "
                   f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
