@@ -282,7 +282,8 @@ def by_verb(before: Requests, after: Requests) -> dict[str, int]:
 
 
 def measure(bench: Bench, turn: Turn, step: str, repetition: int) -> dict[str, Any]:
-    log = bench.work / "logs" / f"{turn.fleet.prefix}-{step.replace(' ', '-')}.log"
+    floor = "-floor" if turn.tool == FLOOR else ""
+    log = bench.work / "logs" / f"{turn.fleet.prefix}-{step.replace(' ', '-')}{floor}.log"
     log.parent.mkdir(exist_ok=True)
     load, cpu_before, before = (
         os.getloadavg()[0],
@@ -404,14 +405,14 @@ def run_repetition(
     for step in STEPS:
         for turn in turns:
             turn.before(step)
-            settle(bench)
-            samples.append(measure(bench, turn, step, repetition))
-            if step == "no-drift plan" and turn.tool == "driftctl":
+            with_floor = step == "no-drift plan" and turn.tool == "driftctl"
+            measured = [turn, floor] if with_floor else [turn]
+            for each in measured:
                 settle(bench)
-                samples.append(measure(bench, floor, step, repetition))
-            done = samples[-1]
-            print(f"# N={count} #{repetition + 1} {turn.tool} {step}: {done['seconds']:.2f} s "
-                  f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
+                samples.append(measure(bench, each, step, repetition))
+                done = samples[-1]
+                print(f"# N={count} #{repetition + 1} {each.tool} {step}: {done['seconds']:.2f} s "
+                      f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
     for turn in turns:
         check_converged(bench, turn)
         if not (last and options.controlplane is None):  # a control plane about to go
