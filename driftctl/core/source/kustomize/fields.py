@@ -235,17 +235,17 @@ def _kind(reading: _Reading) -> bool:
 
 
 def _labels(reading: _Reading) -> tuple[Pairs, ...]:
+    """`labels`, then `commonLabels` (kustomize's order: on one key, commonLabels wins)."""
     found = []
-    if "commonLabels" in reading.document.body:
-        found.append(reading.pairs(("commonLabels",), reading.document.body["commonLabels"]))
     allowed = frozenset(("pairs", "includeSelectors", "includeTemplates"))
     for index, item in reading.mappings("labels", allowed):
         for flag in ("includeSelectors", "includeTemplates"):
             if not isinstance(item.get(flag, False), bool):
-                reading.refuse(
-                    ("labels", index, flag), f"labels[{index}].{flag} must be true or false"
-                )
+                reason = f"labels[{index}].{flag} must be true or false"
+                reading.refuse(("labels", index, flag), reason)
         found.append(reading.pairs(("labels", index, "pairs"), item.get("pairs", {})))
+    if "commonLabels" in reading.document.body:
+        found.append(reading.pairs(("commonLabels",), reading.document.body["commonLabels"]))
     return tuple(found)
 
 

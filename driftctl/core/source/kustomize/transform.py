@@ -80,16 +80,16 @@ def _replicas(
 
 
 def _images(image: Image, resources: Sequence[Resource], configuration: Configuration) -> None:
+    written = [text.at for text in (image.digest, image.new_tag, image.new_name) if text]
+    if not written:
+        return  # a name alone changes nothing
     for resource in resources:
         for spec in configuration.images:
             if not spec.matches(resource.body):
                 continue
             value = _at(resource, spec.path)
             if isinstance(value, str) and (changed := retagged(value, image)) is not None:
-                where = next(
-                    text.at for text in (image.digest, image.new_tag, image.new_name) if text
-                )
-                resource.set(spec.path, changed, where)
+                resource.set(spec.path, changed, written[0])
 
 
 def _at(resource: Resource, path: tuple[str, ...]) -> object:
