@@ -99,7 +99,7 @@ def overlay(draw: st.DrawFn, names: list[str]) -> dict[str, Any]:
 def layouts(draw: st.DrawFn) -> dict[str, str]:
     apps = draw(base())
     names = [app["metadata"]["name"] for app in apps]
-    files = {
+    return {
         "base/apps.yaml": "---\n".join(json.dumps(app) + "\n" for app in apps),
         "base/kustomization.yaml": "resources:\n- apps.yaml\n",
         "prod/kustomization.yaml": json.dumps(draw(overlay(names))),
@@ -112,7 +112,6 @@ def layouts(draw: st.DrawFn) -> dict[str, str]:
             }
         ),
     }
-    return files
 
 
 @pytest.fixture(scope="module")
