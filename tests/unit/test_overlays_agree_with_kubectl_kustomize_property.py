@@ -78,10 +78,11 @@ def overlay(draw: st.DrawFn, names: list[str]) -> dict[str, Any]:
             fields[key] = draw(strategy)
     if draw(st.booleans()):
         fields["configurations"] = ["webapp.yaml"]
-    patches = []
+    patches: list[dict[str, Any]] = []
     if draw(st.booleans()):
-        target = draw(st.sampled_from(names))
-        patch = {"apiVersion": "example.com/v1", "kind": "WebApp", "metadata": {"name": target}}
+        patched = draw(st.sampled_from(names))
+        patch: dict[str, Any] = {"apiVersion": "example.com/v1", "kind": "WebApp"}
+        patch["metadata"] = {"name": patched}
         patch["spec"] = {"replicas": draw(st.integers(0, 9))}
         patches.append({"patch": json.dumps(patch)})
     if draw(st.booleans()):
