@@ -42,6 +42,14 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
     return apps
 
 
+# The base may rename and move its WebApps: the overlay's patches and replicas still name
+# them by the names the base's files gave them.
+base_fields = st.fixed_dictionaries(
+    {},
+    optional={"namePrefix": st.just("b-"), "namespace": st.sampled_from(("base", "default"))},
+)
+
+
 @st.composite
 def image_rule(draw: st.DrawFn) -> dict[str, str]:
     rule = {"name": draw(st.sampled_from(IMAGES))}
@@ -102,7 +110,7 @@ def layouts(draw: st.DrawFn) -> dict[str, str]:
     names = [app["metadata"]["name"] for app in apps]
     return {
         "base/apps.yaml": "---\n".join(json.dumps(app) + "\n" for app in apps),
-        "base/kustomization.yaml": "resources:\n- apps.yaml\n",
+        "base/kustomization.yaml": json.dumps({"resources": ["apps.yaml"], **draw(base_fields)}),
         "prod/kustomization.yaml": json.dumps(draw(overlay(names))),
         "prod/webapp.yaml": WEBAPP_CONFIGURATION,
         "component/kustomization.yaml": json.dumps(

@@ -126,6 +126,28 @@ CASES = [
         },
         id="a chain, patched by the base's name",
     ),
+    pytest.param(
+        {
+            **BASE,
+            "mid/kustomization.yaml": "resources:\n- ../base\nnamePrefix: q-\nnamespace: ns1\n",
+            "prod/kustomization.yaml": "resources:\n- ../mid\nconfigurations:\n- webapp.yaml\n"
+            "replicas:\n- name: shop\n  count: 4\npatches:\n- target:\n    kind: WebApp\n"
+            "    name: shop\n  patch: |-\n    - op: replace\n      path: /spec/image\n"
+            "      value: t:1\n- patch: |-\n    kind: WebApp\n    apiVersion: example.com/v1\n"
+            "    metadata: {name: blog, namespace: other}\n    spec: {replicas: 8}\n",
+            **CONFIG,
+        },
+        id="patches and replicas by the base's names, across a prefix and a namespace",
+    ),
+    pytest.param(
+        {
+            **BASE,
+            "prod/kustomization.yaml": "resources:\n- ../base\npatches:\n- patch: |-\n"
+            "    kind: WebApp\n    apiVersion: example.com/v1\n    metadata: {name: blog}\n"
+            "    spec: {replicas: 8}\n",
+        },
+        id="a patch missing the namespace its WebApp has",
+    ),
 ]
 
 

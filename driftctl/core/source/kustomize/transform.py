@@ -21,18 +21,20 @@ def transform(
     kustomization: Kustomization, resources: Sequence[Resource], configuration: Configuration
 ) -> list[Problem]:
     """Apply the kustomization's transformers (after its patches) to `resources`."""
+    # kustomize remembers each name and namespace a resource had, one per transformer: a
+    # patch or replicas entry further up matches any of them.
     if kustomization.namespace is not None:
         namespace = kustomization.namespace
         for resource in resources:
             resource.set(("metadata", "namespace"), namespace.value, namespace.at)
+            resource.renamed()
     for affix in (kustomization.prefix, kustomization.suffix):
         if affix is not None and affix.value:
             before = affix is kustomization.prefix
             for resource in resources:
                 name = affix.value + resource.name if before else resource.name + affix.value
                 resource.set(("metadata", "name"), name, affix.at)
-    for resource in resources:
-        resource.renamed()
+                resource.renamed()
     _pairs(resources, "labels", kustomization.labels)
     _pairs(resources, "annotations", kustomization.annotations)
     problems = [
