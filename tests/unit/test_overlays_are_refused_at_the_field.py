@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from driftctl.core.source.kustomize.fields import KINDS
-from driftctl.core.source.kustomize.gather import MAX_CHAIN, render_at
+from driftctl.core.source.kustomize.gather import MAX_CHAIN, MAX_KUSTOMIZATIONS, render_at
 from driftctl.shell import git_repo
 from driftctl.shell.git_env import git_environment
 from driftctl.shell.git_files import CommitFiles, WorktreeFiles
@@ -314,3 +314,19 @@ def test_a_cycle_is_refused_where_it_closes(
     repo.commit("a cycle")
     problems, _asked = reading(repo, "a")
     assert problems == "c/kustomization.yaml:2:3: ../a: a cycle of kustomizations: a → b → c → a"
+
+
+def test_a_base_listed_twice_at_every_level_is_refused_at_the_bound(
+    tmp_path: Path, reading: Callable[[Repo, str], tuple[str, list[str]]]
+) -> None:
+    levels = 16  # 2**16 gatherings without the bound
+    files = {
+        f"l/{n}/kustomization.yaml": f"resources:\n- ../{n + 1}\n- ../{n + 1}/\n"
+        for n in range(levels)
+    }
+    files[f"l/{levels}/kustomization.yaml"] = "resources: []\n"
+    repo = Repo(tmp_path / "repo").write(files)
+    repo.commit("a fan-out")
+    problems, asked = reading(repo, "l/0")
+    assert f"more than {MAX_KUSTOMIZATIONS} kustomizations in one overlay" in problems
+    assert len(asked) <= 10 * MAX_KUSTOMIZATIONS

@@ -29,6 +29,9 @@ from driftctl.core.source.tree import (
 from driftctl.errors import Problem
 
 MAX_CHAIN = 20  # kustomizations deep: a real layout is three or four (base, region, env)
+# Kustomizations read in one rendering: a base listed twice by each of twenty levels would
+# otherwise be gathered a million times.
+MAX_KUSTOMIZATIONS = 1000
 _REMOTE = ("git@", "git::", "github.com/", "gitlab.com/", "bitbucket.org/", "ssh:", "oci:")
 _KINDS_SHOWN = {
     TreeEntryKind.SYMLINK: "is a symlink, or lies under one: refused, it can point out of "
@@ -46,6 +49,7 @@ class Render:
         self.problems: list[Problem] = []
         self.read: dict[str, TreeEntry] = {}
         self.texts: dict[str, bytes] = {}
+        self.folders = 0  # kustomizations gathered so far
 
     def root(self, folder: str) -> Loaded | None:
         """The WebApps the kustomization at `folder` renders; None when it has none."""
@@ -158,14 +162,9 @@ class Render:
             path = self._component_folder(parent, text)
             if path is None:
                 return None
-        if path in stack:
-            chain = " → ".join((*stack[stack.index(path) :], path))
-            reason = f"{text.value}: a cycle of kustomizations: {chain}"
-            self.problems.append(Problem(*text.at, reason))
-            return None
-        if len(stack) >= MAX_CHAIN:
-            reason = f"{text.value}: kustomizations nested more than {MAX_CHAIN} deep at {path}"
-            self.problems.append(Problem(*text.at, reason))
+        refused = self._bounds(path, stack)
+        if refused is not None:
+            self.problems.append(Problem(*text.at, f"{text.value}: {refused}"))
             return None
         found_kustomization = self._kustomization(path, text.at, stack)
         if found_kustomization is None:
@@ -178,6 +177,17 @@ class Render:
             )
             return None
         return found_kustomization
+
+    def _bounds(self, path: str, stack: tuple[str, ...]) -> str | None:
+        """Why the folder `path` is not read: a cycle, a chain or a count over its bound."""
+        if path in stack:
+            return f"a cycle of kustomizations: {' → '.join((*stack[stack.index(path) :], path))}"
+        self.folders += 1
+        if self.folders > MAX_KUSTOMIZATIONS:
+            return f"more than {MAX_KUSTOMIZATIONS} kustomizations in one overlay"
+        if len(stack) >= MAX_CHAIN:
+            return f"kustomizations nested more than {MAX_CHAIN} deep at {path}"
+        return None
 
     def _component_folder(self, parent: Kustomization, text: Text) -> str | None:
         """The folder a `components` entry names, or None (told) when it is not one."""

@@ -23,7 +23,7 @@ def transform(
     """Apply the kustomization's transformers (after its patches) to `resources`."""
     # kustomize remembers each name and namespace a resource had, one per transformer: a
     # patch or replicas entry further up matches any of them.
-    if kustomization.namespace is not None:
+    if kustomization.namespace is not None and kustomization.namespace.value:
         namespace = kustomization.namespace
         for resource in resources:
             resource.set(("metadata", "namespace"), namespace.value, namespace.at)
