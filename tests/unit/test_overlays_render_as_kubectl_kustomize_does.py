@@ -77,6 +77,13 @@ CASES = [
         id="a JSON 6902 patch file with a name pattern",
     ),
     pytest.param(
+        overlay(
+            "patches:\n- target:\n    kind: WebApp\n  patch: |-\n    kind: WebApp\n"
+            "    metadata:\n      name: any\n      annotations:\n        patched: 'yes'\n"
+        ),
+        id="a strategic merge patch with a target, on every WebApp",
+    ),
+    pytest.param(
         overlay("images:\n- name: nginx\n  newTag: '1.28'\n"), id="images without a configuration"
     ),
     pytest.param(
