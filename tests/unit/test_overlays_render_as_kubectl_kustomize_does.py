@@ -43,6 +43,18 @@ CASES = [
         },
         id="a file in the folder",
     ),
+    pytest.param(
+        {
+            "base/apps.yaml": BASE["base/apps.yaml"],
+            "base/kustomization.yml": "resources:\n- apps.yaml\n",
+            "prod/Kustomization": "resources:\n- ../base\n",
+        },
+        id="kustomization.yml and Kustomization",
+    ),
+    pytest.param(
+        {**overlay(""), "base/Kustomization": "resources:\n- apps.yaml\n"},
+        id="two kustomization files in one folder",
+    ),
     pytest.param(overlay("namespace: prod\n"), id="namespace"),
     pytest.param(overlay("namePrefix: p-\nnameSuffix: -x\n"), id="namePrefix and nameSuffix"),
     pytest.param(overlay("commonLabels:\n  env: prod\n"), id="commonLabels"),
