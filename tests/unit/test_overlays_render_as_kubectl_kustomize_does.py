@@ -138,6 +138,17 @@ CASES = [
     ),
     pytest.param(
         {
+            **overlay("components:\n- ../outer\n"),
+            "outer/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+            "kind: Component\ncomponents:\n- ../inner\nnamePrefix: o-\n",
+            "inner/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+            "kind: Component\nresources:\n- extra.yaml\ncommonLabels:\n  inner: 'yes'\n",
+            "inner/extra.yaml": webapp("extra"),
+        },
+        id="a component of a component",
+    ),
+    pytest.param(
+        {
             **BASE,
             "mid/kustomization.yaml": "resources:\n- ../base\nnamePrefix: m-\n",
             "prod/kustomization.yaml": "resources:\n- ../mid\nnamePrefix: p-\npatches:\n"
