@@ -138,6 +138,11 @@ REFUSED = [
         id="a file outside the folder",
     ),
     pytest.param(
+        "resources:\n- ../.git/config\n- .hidden/a.yaml\n",
+        "2:3: ../.git/config: a hidden path is refused",
+        id="a hidden path",
+    ),
+    pytest.param(
         "resources:\n- missing.yaml\n",
         "2:3: missing.yaml: prod/missing.yaml does not exist",
         id="a missing file",

@@ -24,6 +24,7 @@ from driftctl.core.source.tree import (
     FileReader,
     TreeEntry,
     TreeEntryKind,
+    is_hidden,
     joined,
 )
 from driftctl.errors import Problem
@@ -313,6 +314,8 @@ def resolve(folder: str, entry: str) -> tuple[str, str | None]:
     )
     if path == ".." or path.startswith("../"):
         return "", "the path leads out of the repository: refused"
+    if is_hidden(path):  # .git among them, in a working tree
+        return "", "a hidden path is refused: dot-files and dot-folders are never desired state"
     return ("" if path == "." else path), None
 
 
