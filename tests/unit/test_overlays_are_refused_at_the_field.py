@@ -80,6 +80,16 @@ REFUSED = [
         id="patch label selector",
     ),
     pytest.param(
+        "resources:\n- ../base\npatches:\n- path: p.yaml\n  target:\n    name: (a*)*b\n",
+        "6:11: patches[0].target.name is refused: only letters",
+        id="a target pattern with a group",
+    ),
+    pytest.param(
+        "resources:\n- ../base\npatches:\n- path: p.yaml\n  target:\n    name: a*a*a*b\n",
+        "6:11: patches[0].target.name is refused: more than 2 repetitions",
+        id="a target pattern that could backtrack",
+    ),
+    pytest.param(
         "resources:\n- ../base\nimages:\n- name: nginx\n  tagSuffix: -x\n",
         "5:3: images[0].tagSuffix is not supported",
         id="images tagSuffix",

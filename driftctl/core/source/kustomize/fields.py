@@ -8,6 +8,7 @@ mapping of strings...) so a mistake is told at its line and column. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -256,6 +257,25 @@ def _annotations(reading: _Reading) -> tuple[Pairs, ...]:
 
 
 _TARGET = frozenset(("group", "version", "kind", "name", "namespace"))
+# A target's values are regular expressions. kustomize's (Go's RE2) run in linear time;
+# Python's backtrack, and a pattern such as (a*)*b would hold a run for ever on one name.
+# So no groups, counted repetitions or escapes, and at most two repetitions: a name like
+# `shop`, `shop-.*` or `.*-(eu|us)`'s flat form `.*-eu|.*-us` is all a selector needs.
+_PATTERN = re.compile(r"[A-Za-z0-9_.\-*+?|\[\]^$]*")
+MAX_REPETITIONS = 2
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a target's regular expression is refused, or None."""
+    if _PATTERN.fullmatch(pattern) is None:
+        return "is refused: only letters, digits, . - _ [ ] ^ $ | and at most two of * + ?"
+    if sum(pattern.count(mark) for mark in "*+?") > MAX_REPETITIONS:
+        return f"is refused: more than {MAX_REPETITIONS} repetitions (* + ?) may backtrack for ever"
+    try:
+        re.compile(pattern)
+    except re.error as bad:
+        return f"is not a regular expression: {bad}"
+    return None
 
 
 def _patches(reading: _Reading) -> tuple[Patch, ...]:
@@ -276,7 +296,12 @@ def _patches(reading: _Reading) -> tuple[Patch, ...]:
                     (*here, "target", key), _unknown(f"patches[{index}].target", key, _TARGET)
                 )
             elif (text := reading.text((*here, "target", key), value)) is not None:
-                target[key] = text
+                if (problem := pattern_problem(text.value)) is not None:
+                    reading.refuse(
+                        (*here, "target", key), f"patches[{index}].target.{key} {problem}"
+                    )
+                else:
+                    target[key] = text
         path = reading.text((*here, "path"), item["path"]) if "path" in item else None
         inline = reading.text((*here, "patch"), item["patch"]) if "patch" in item else None
         if path is not None or inline is not None:
