@@ -32,7 +32,8 @@ def render(*, request: RenderRequest, output: str) -> None:
     (its resources, components, patches and transformers; what it cannot render is refused);
     a plain folder is printed as its WebApps. The WebApps are validated first: exit 0 when
     valid, 3 with every problem (file:line:column: reason) otherwise, 4 when Git cannot be
-    read. With --configuration, print the kustomize transformer configuration for WebApp.
+    read. With --configuration, print the kustomize transformer configuration for WebApp
+    (specs/webapp-kustomize-configuration.yaml is this output, committed).
     """
     from driftctl.render.manifests import to_json, to_yaml
 

@@ -13,6 +13,7 @@ from driftctl.core.source.kustomize.configuration import WEBAPP_CONFIGURATION
 from tests.support.clirun import Ran, run_driftctl
 from tests.support.gitrepos import Repo
 from tests.support.overlays import webapp
+from tests.support.paths import ROOT
 
 OVERLAY = (
     "resources:\n- ../../base\nnamespace: prod\nconfigurations:\n- webapp.yaml\n"
@@ -84,3 +85,12 @@ def test_diff_and_check_show_a_base_change_as_the_overlays(
     check = _run(capsys, monkeypatch, "check", "--base", "before", "--head", "main", *where)
     assert check.code == 0, check.err
     assert "~ WebApp/prod/shop: changed" in check.out
+
+
+def test_the_committed_configuration_is_the_one_render_prints(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    committed = (ROOT / "specs" / "webapp-kustomize-configuration.yaml").read_text()
+    ran = _run(capsys, monkeypatch, "render", "--configuration")
+    regenerate = "driftctl render --configuration > specs/webapp-kustomize-configuration.yaml"
+    assert committed == ran.out, f"regenerate with: {regenerate}"
