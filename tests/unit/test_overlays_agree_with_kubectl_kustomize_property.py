@@ -19,6 +19,12 @@ from tests.support.gitrepos import Repo
 from tests.support.overlays import driftctl_render, kubectl_kustomize
 
 NAMES = ("shop", "blog", "api")
+OPERATIONS = (
+    {"op": "replace", "path": "/spec/image", "value": "nginx:9"},
+    {"op": "add", "path": "/metadata/annotations", "value": {"patched": "yes"}},
+    {"op": "remove", "path": "/metadata/labels"},  # refused by both when there are none
+    {"op": "test", "path": "/spec/replicas", "value": 2},  # refused by both unless it holds
+)
 IMAGES = ("nginx", "redis", "registry.example.com/team/app")
 word = st.sampled_from(("a", "b", "prod", "web", "x1"))
 pairs = st.dictionaries(st.sampled_from(("env", "team", "tier")), word, min_size=1, max_size=2)
@@ -47,6 +53,11 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
 base_fields = st.fixed_dictionaries(
     {},
     optional={"namePrefix": st.just("b-"), "namespace": st.sampled_from(("base", "default"))},
+)
+
+
+component_fields = st.fixed_dictionaries(
+    {}, optional={"resources": st.just(["extra.yaml"]), "nameSuffix": st.just("-c")}
 )
 
 
@@ -94,7 +105,7 @@ def overlay(draw: st.DrawFn, names: list[str]) -> dict[str, Any]:
         patch["spec"] = {"replicas": draw(st.integers(0, 9))}
         patches.append({"patch": json.dumps(patch)})
     if draw(st.booleans()):
-        operation = {"op": "replace", "path": "/spec/image", "value": "nginx:9"}
+        operation = draw(st.sampled_from(OPERATIONS))
         target = {"kind": "WebApp", "name": draw(st.sampled_from(names))}
         patches.append({"patch": json.dumps([operation]), "target": target})
     if patches:
@@ -118,6 +129,15 @@ def layouts(draw: st.DrawFn) -> dict[str, str]:
                 "apiVersion": "kustomize.config.k8s.io/v1alpha1",
                 "kind": "Component",
                 "commonAnnotations": draw(pairs),
+                **draw(component_fields),
+            }
+        ),
+        "component/extra.yaml": json.dumps(
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "WebApp",
+                "metadata": {"name": "extra"},
+                "spec": {"image": "nginx:1", "replicas": 1},
             }
         ),
     }
