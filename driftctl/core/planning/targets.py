@@ -8,7 +8,7 @@ template changes gets a new ReplicaSet.
 
 What fails the whole report is what fails any target's, plus `unreachable` for a target
 whose cluster could not be read (only when --fail-on names it: with several targets, one
-out of reach is a line of the report). A report that fails on an invalid head exits 3, one
+out of reach is a line of the report; a single target out of reach always fails it). A report that fails on an invalid head exits 3, one
 that fails on an unreachable target 4 (as a check of one such cluster does), else 1.
 """
 
@@ -96,8 +96,10 @@ class TargetsReport:
 
     @property
     def failed_on(self) -> tuple[str, ...]:
-        """The names found that --fail-on asked to fail on."""
-        return tuple(name for name in self.found if name in self.fail_on)
+        """The names found that --fail-on asked to fail on; a single target out of reach
+        fails whatever --fail-on says, as a check of one cluster does."""
+        asked = self.fail_on | ({UNREACHABLE} if len(self.targets) == 1 else set())
+        return tuple(name for name in self.found if name in asked)
 
     @property
     def exit_code(self) -> ExitCode:
