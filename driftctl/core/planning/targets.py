@@ -7,9 +7,10 @@ cluster could not be read. Then, per target, the figures of the report's summary
 template changes gets a new ReplicaSet.
 
 What fails the whole report is what fails any target's, plus `unreachable` for a target
-whose cluster could not be read (only when --fail-on names it: with several targets, one
-out of reach is a line of the report; a single target out of reach always fails it). A report that fails on an invalid head exits 3, one
-that fails on an unreachable target 4 (as a check of one such cluster does), else 1.
+whose cluster could not be read: only when --fail-on names it, since with several targets
+one out of reach is a line of the report; a single target out of reach always fails it.
+A report that fails on an invalid head exits 3, one that fails on an unreachable target 4
+(as a check of one such cluster does), else 1.
 """
 
 from __future__ import annotations
