@@ -38,6 +38,7 @@ from driftctl.cli.history import history
 from driftctl.cli.install import install, uninstall
 from driftctl.cli.options import named
 from driftctl.cli.plan import plan
+from driftctl.cli.render import render
 from driftctl.cli.show import show
 from driftctl.cli.status import status
 from driftctl.cli.unlock import unlock
@@ -62,7 +63,7 @@ __all__ = ["SECTIONS", "cli", "main", "report_error"]
 SECTIONS = (
     ("Basic commands", ("plan", "apply", "status")),
     ("Running in a cluster", ("install", "uninstall", "watch", "unlock", "history", "doctor")),
-    ("Offline (no cluster needed)", ("validate", "diff", "check", "crd", "show")),
+    ("Offline (no cluster needed)", ("validate", "render", "diff", "check", "crd", "show")),
     ("Settings", ("config",)),
     ("Other commands", ("completion", "version")),
 )
@@ -73,6 +74,7 @@ SECTIONS = (
     commands=[
         crd,
         validate,
+        render,
         diff,
         plan,
         apply,

@@ -31,7 +31,9 @@ _SETTING = "driftctl.setting"
 PLANNING = frozenset({"plan", "apply", "check", "watch"})  # plan what apply would do
 READING = PLANNING | {"status", "version", "doctor"}  # read the instance's objects
 CONNECTING = READING | {"unlock", "install", "uninstall", "history"}  # reach the cluster at all
-SOURCED = frozenset({"validate", "diff", "plan", "apply", "check", "watch", "status", "doctor"})
+SOURCED = frozenset(
+    {"validate", "render", "diff", "plan", "apply", "check", "watch", "status", "doctor"}
+)
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,22 @@ class CrdOptions:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RenderOptions:
+    """`render --configuration`: the WebApp's transformer configuration, instead of WebApps."""
+
+    GROUP: ClassVar = Group(None, frozenset({"render"}))
+
+    configuration: bool = setting(
+        "configuration",
+        Switch(),
+        False,
+        in_file=False,
+        help="Instead, print the kustomize transformer configuration driftctl ships for WebApp "
+        "(list it under `configurations:` so that `images:` and `replicas:` reach a WebApp).",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class VersionOptions:
     """`version --client`: only this driftctl's version."""
 

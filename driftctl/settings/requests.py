@@ -19,7 +19,14 @@ from driftctl.settings.drift import Drift
 from driftctl.settings.history import ALL_OF_IT, HistoryRange
 from driftctl.settings.install import DryRun, Install, Removal
 from driftctl.settings.notify import Notify
-from driftctl.settings.outputs import CrdOptions, Listing, Logging, PlanOutputs, VersionOptions
+from driftctl.settings.outputs import (
+    CrdOptions,
+    Listing,
+    Logging,
+    PlanOutputs,
+    RenderOptions,
+    VersionOptions,
+)
 from driftctl.settings.policy import Policy
 from driftctl.settings.run import NO_WAIT, ApplyRun, Metrics, Recording, SavedPlanUse, Wait
 from driftctl.settings.selection import EVERYTHING, Selection
@@ -40,6 +47,14 @@ class CrdRequest:
 class ValidateRequest:
     """`validate`: the desired state in Git, without a cluster."""
 
+    source: Source = field(default_factory=Source)
+
+
+@dataclass(frozen=True)
+class RenderRequest:
+    """`render`: the WebApps a kustomization at --path renders, without a cluster."""
+
+    options: RenderOptions = field(default_factory=RenderOptions)
     source: Source = field(default_factory=Source)
 
 
@@ -200,6 +215,7 @@ class UninstallRequest:
 REQUESTS = {
     "crd": CrdRequest,
     "validate": ValidateRequest,
+    "render": RenderRequest,
     "diff": DiffRequest,
     "plan": PlanRequest,
     "apply": ApplyRequest,

@@ -26,18 +26,21 @@ The history --verify reads (lineage, raw commits and tags) is shell.git_history.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
 from git import Commit, Repo
 from git.objects.fun import traverse_tree_recursive
 
+from driftctl.core.source.kustomize.gather import render_at
 from driftctl.core.source.repo_url import RepoUrl, is_url, parse_repo_url
 from driftctl.core.source.tree import (
+    MAX_FILE_BYTES,
     Snapshot,
     TreeEntry,
     TreeEntryKind,
@@ -51,6 +54,7 @@ from driftctl.settings import Source
 from driftctl.shell import git_repo
 from driftctl.shell.git_auth import authenticate
 from driftctl.shell.git_env import git_environment
+from driftctl.shell.git_files import CommitFiles, WorktreeFiles
 
 FETCH_TIMEOUT_SECONDS = 600
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -125,10 +129,20 @@ def _read_remote(url: RepoUrl, request: Source, path: str, environ: Mapping[str,
     cache = cache_repository(url, request.cache_dir or default_cache_dir(environ), env)
     with git_repo.opened(cache, env) as repo:
         sha = _fetch(repo, url, request.ref, secrets)
-        entries = tuple(_tree_entries(repo, sha, path, url.url))
+        snapshot = _committed(repo, sha, path, url.url)
         tag = _tag_named(repo, "FETCH_HEAD", sha) if request.ref != sha else None
-    single = _names_one(entries, path)
-    return Snapshot(entries, sha, False, f"{url.url}#{path}", tag=tag, single_file=single)
+    return dataclasses.replace(snapshot, tag=tag)
+
+
+def _committed(repo: Repo, sha: str, folder: str, where: str) -> Snapshot:
+    """The folder at one commit: rendered when it holds a kustomization, else listed."""
+    source = f"{where}#{folder}"
+    rendered = render_at(CommitFiles(repo, sha, _blobs_of_any_name), folder)
+    if rendered is not None:
+        loaded, read = rendered
+        return Snapshot(read, sha, False, source, rendered=loaded)
+    entries = tuple(_tree_entries(repo, sha, folder, where))
+    return Snapshot(entries, sha, False, source, single_file=_names_one(entries, folder))
 
 
 def cache_repository(url: RepoUrl, cache_dir: Path, env: dict[str, str]) -> Path:
@@ -209,10 +223,9 @@ def _read_local(repo: Path, ref: str | None, path: str, environ: Mapping[str, st
         if ref is None and not bare:
             return _read_worktree(opened, top, folder)
         sha = resolve(opened, ref or "HEAD", str(top))
-        entries = tuple(_tree_entries(opened, sha, folder, str(top)))
+        snapshot = _committed(opened, sha, folder, str(top))
         tag = _tag_named(opened, ref, sha) if ref is not None else None
-    single = _names_one(entries, folder)
-    return Snapshot(entries, sha, False, f"{top}#{folder}", tag=tag, single_file=single)
+    return dataclasses.replace(snapshot, tag=tag)
 
 
 def _prefix(repo: Path, top: Path) -> str:
@@ -257,7 +270,16 @@ def _listed(repo: Repo, sha: str, folder: str, where: str) -> list[tuple[bytes, 
     return [(found.binsha, found.mode, folder)]
 
 
-def _blobs(repo: Repo, manifests: list[tuple[str, bytes]]) -> list[TreeEntry]:
+def _blobs_of_any_name(repo: Repo, files: list[tuple[str, bytes]]) -> list[TreeEntry]:
+    """The files a kustomization lists, whatever their names, within the size bound."""
+    return _blobs(repo, files, lambda _path, size: size <= MAX_FILE_BYTES)
+
+
+def _blobs(
+    repo: Repo,
+    manifests: list[tuple[str, bytes]],
+    wanted: Callable[[str, int], bool] = should_read,
+) -> list[TreeEntry]:
     """The manifests' entries, with their bytes when within the core's bound (else only
     their size), from the object database's own `git cat-file --batch`, its names written
     _BATCH at a time. Asked one by one (the database's `stream`: a round trip each), the
@@ -275,18 +297,18 @@ def _blobs(repo: Repo, manifests: list[tuple[str, bytes]]) -> list[TreeEntry]:
         batch = manifests[start : start + _BATCH]
         process.stdin.write(b"".join(b"%s\n" % binsha.hex().encode() for _p, binsha in batch))
         process.stdin.flush()
-        found += [_answer(process.stdout, entry_path) for entry_path, _binsha in batch]
+        found += [_answer(process.stdout, path, wanted) for path, _binsha in batch]
     return found
 
 
-def _answer(answers: BinaryIO, entry_path: str) -> TreeEntry:
+def _answer(answers: BinaryIO, entry_path: str, wanted: Callable[[str, int], bool]) -> TreeEntry:
     """One object of `git cat-file --batch`'s answers: `<sha> blob <size>`, the bytes, a
     line end; an object over the core's bound is read through and dropped as it passes."""
     header = answers.readline().split()
     if len(header) != 3:
         raise SourceError(f"cannot read {entry_path} from the repository: {b' '.join(header)!r}")
     size = int(header[2])
-    if should_read(entry_path, size):
+    if wanted(entry_path, size):
         data = answers.read(size)
         if len(data) != size or answers.read(1) != b"\n":
             raise SourceError(f"cannot read {entry_path} from the repository: cut short")
@@ -305,6 +327,11 @@ def _read_worktree(repo: Repo, top: Path, folder: str) -> Snapshot:
         repo.git, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"
     )
     sha = out.decode().strip() if status == 0 else None
+    rendered = render_at(WorktreeFiles(top), folder)
+    if rendered is not None:
+        loaded, read = rendered
+        dirty = _is_dirty(repo, *sorted({entry.path for entry in read}))
+        return Snapshot(read, sha, dirty, f"{top}#{folder}", rendered=loaded)
     entries = tuple(_worktree_entries(repo, top, folder))
     single = (top / folder).is_file()
     return Snapshot(entries, sha, _is_dirty(repo, folder), f"{top}#{folder}", single_file=single)
@@ -350,9 +377,11 @@ def _worktree_entry(top: Path, entry_path: str) -> TreeEntry | None:
     return TreeEntry(entry_path, TreeEntryKind.FILE, len(data), data)
 
 
-def _is_dirty(repo: Repo, folder: str) -> bool:
+def _is_dirty(repo: Repo, *paths: str) -> bool:
+    """Whether the working tree differs from HEAD at any of `paths` (the root when none)."""
+    spec = [path for path in paths if path]
     status = git_repo.run(
-        repo.git, "status", "--porcelain", "-z", "--untracked-files=all", "--", *_spec(folder)
+        repo.git, "status", "--porcelain", "-z", "--untracked-files=all", "--", *spec
     )
     return bool(status.strip(b"\0"))
 

@@ -10,7 +10,8 @@ with file:line:column and a one-line reason. Pure: takes bytes, returns values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
@@ -18,6 +19,7 @@ from yaml import events
 
 from driftctl.core.source.schema import Path, describe
 from driftctl.core.source.tree import (
+    KUSTOMIZATION_NAMES,
     MAX_FILE_BYTES,
     TreeEntry,
     TreeEntryKind,
@@ -43,19 +45,36 @@ class Document:
     column: int
     body: Mapping[Any, Any]
     marks: Mapping[Path, tuple[int, int]]
+    # Values an overlay wrote (a patch, a transformer): the file, line and column they came
+    # from, which win over `marks` (where the base wrote the value they replaced).
+    origins: Mapping[Path, tuple[str, int, int]] = field(default_factory=dict)
+    # Where each key was written, by the path of its value: kept only when asked for
+    # (load_file's `keys`), for files whose fields are refused by name (a kustomization).
+    keys: Mapping[Path, tuple[int, int]] = field(default_factory=dict)
 
     def position(self, path: Path) -> tuple[int, int]:
         """Line and column of the value at `path`, or of its nearest written ancestor."""
+        return self.located(path)[1:]
+
+    def located(self, path: Path) -> tuple[str, int, int]:
+        """File, line and column of the value at `path`, or of its nearest written ancestor."""
         for end in range(len(path), 0, -1):
+            origin = self.origins.get(path[:end]) if self.origins else None
+            if origin is not None:
+                return origin
             mark = self.marks.get(path[:end])
             if mark is not None:
-                return mark
-        return (self.line, self.column)
+                return (self.file, *mark)
+        return (self.file, self.line, self.column)
 
     def problem(self, path: Path, reason: str) -> Problem:
         """A problem located at the value at `path`."""
-        line, column = self.position(path)
-        return Problem(self.file, line, column, reason)
+        return Problem(*self.located(path), reason)
+
+    def key_problem(self, path: Path, reason: str) -> Problem:
+        """A problem located at the key of the value at `path` (at the value without one)."""
+        mark = self.keys.get(path)
+        return Problem(self.file, *mark, reason) if mark else self.problem(path, reason)
 
 
 @dataclass(frozen=True)
@@ -85,11 +104,21 @@ def load_documents(entries: Iterable[TreeEntry]) -> Loaded:
             continue
         if entry.kind is not TreeEntryKind.FILE:
             problems.append(Problem(entry.path, 1, 1, _refused_kind(entry.kind)))
+        elif PurePosixPath(entry.path).name in KUSTOMIZATION_NAMES:
+            problems.append(Problem(entry.path, 1, 1, _kustomization_below(entry.path)))
         elif is_manifest(entry.path):
             loaded = load_file(entry.path, entry.data, size=entry.size)
             documents.extend(loaded.documents)
             problems.extend(loaded.problems)
     return Loaded(tuple(documents), tuple(problems))
+
+
+def _kustomization_below(path: str) -> str:
+    folder = str(PurePosixPath(path).parent)
+    return (
+        "a kustomization below --path is refused: two overlays of one base would declare "
+        f"every WebApp twice; give --path {folder} to render it"
+    )
 
 
 def _refused_kind(kind: TreeEntryKind) -> str:
@@ -98,8 +127,17 @@ def _refused_kind(kind: TreeEntryKind) -> str:
     return "submodules are refused: their content is another repository's; use --path or --repo"
 
 
-def load_file(file: str, data: bytes | None, *, size: int | None = None) -> Loaded:
-    """Every non-empty document of one file, or the problems that refuse it."""
+def load_file(
+    file: str,
+    data: bytes | None,
+    *,
+    size: int | None = None,
+    lists: str | None = None,
+    keys: bool = False,
+) -> Loaded:
+    """Every non-empty document of one file, or the problems that refuse it. With `lists`,
+    a document that is a list (a JSON patch) is kept too, as the mapping {lists: the list};
+    with `keys`, the documents keep where each key was written."""
     size = len(data) if size is None and data is not None else (size or 0)
     if data is None or size > MAX_FILE_BYTES:
         reason = f"file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes"
@@ -108,7 +146,7 @@ def load_file(file: str, data: bytes | None, *, size: int | None = None) -> Load
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as bad:
         return Loaded((), (_not_utf8(file, data, bad.start),))
-    return _Composer(file, text).documents()
+    return _Composer(file, text, lists, keys).documents()
 
 
 def _refused_tag(tag: str) -> str:
@@ -129,9 +167,11 @@ class _Composer:
     which a composed node graph has already hidden (an alias is just a shared node there).
     """
 
-    def __init__(self, file: str, text: str) -> None:
+    def __init__(self, file: str, text: str, lists: str | None = None, keys: bool = False) -> None:
         self.file = file
         self.text = text
+        self.lists = lists
+        self.keys: dict[Path, tuple[int, int]] | None = {} if keys else None
         self.loader = _Loader(text)
 
     def documents(self) -> Loaded:
@@ -160,8 +200,13 @@ class _Composer:
             self._skip_to_document_end()
         else:
             line, column = root_event.start_mark.line + 1, root_event.start_mark.column + 1
+            if isinstance(body, list) and self.lists is not None:
+                marks = {(self.lists, *path): mark for path, mark in marks.items()}
+                body = {self.lists: body}
             if isinstance(body, dict):
-                documents.append(Document(self.file, line, column, body, marks))
+                keys = self.keys or {}
+                documents.append(Document(self.file, line, column, body, marks, keys=keys))
+                self.keys = None if self.keys is None else {}
             elif body is not None:  # `---` alone, or only comments: an empty document
                 reason = f"a document must be a mapping (a Kubernetes object), got {describe(body)}"
                 problems.append(Problem(self.file, line, column, reason))
@@ -219,6 +264,8 @@ class _Composer:
                 reason = f"duplicate key {key!r} (first at line {first})"
                 raise _Refusal(key_event.start_mark, reason)
             key_lines[key] = key_event.start_mark.line + 1
+            if self.keys is not None:
+                self.keys[(*path, key)] = (key_lines[key], key_event.start_mark.column + 1)
             mapping[key] = self._value((*path, key), marks, depth + 1)
         self.loader.get_event()
         return mapping

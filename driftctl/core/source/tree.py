@@ -8,13 +8,20 @@ what is refused. Nothing here reads a disk or runs git.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Protocol
 
 from driftctl.errors import UsageError
 
+if TYPE_CHECKING:
+    from driftctl.core.source.documents import Loaded
+
 MAX_FILE_BYTES = 1024 * 1024  # a WebApp is a few hundred bytes; 1 MiB is plenty and bounds memory
 MANIFEST_SUFFIXES = (".yaml", ".yml")
+# The names kustomize reads a kustomization from, in its order; one at --path renders it.
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 class TreeEntryKind(enum.Enum):
@@ -23,6 +30,8 @@ class TreeEntryKind(enum.Enum):
     FILE = "file"
     SYMLINK = "symlink"
     SUBMODULE = "submodule"
+    FOLDER = "folder"  # only a FileReader answers these two: a tree, and nothing at all
+    MISSING = "missing"
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,17 @@ class TreeEntry:
     data: bytes | None = None  # None: not read (not a manifest, or over the size bound)
 
 
+class FileReader(Protocol):
+    """What a kustomization is rendered through: the shell's reading of one commit's tree
+    (or the working tree), asked for exactly the paths the kustomizations list."""
+
+    def read(self, paths: Sequence[str]) -> Sequence[TreeEntry]:
+        """An entry for each repository-relative path, in order: a FILE with its bytes
+        (none over MAX_FILE_BYTES), a FOLDER, MISSING, or the SYMLINK or SUBMODULE met on
+        the way to it (its path then the link's own), never following a link."""
+        ...
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The folder of the desired state at one commit, and where it was read from."""
@@ -45,6 +65,9 @@ class Snapshot:
     source: str  # "<url without credentials>#<path>", never with credentials
     tag: str | None = None  # the annotated tag object the ref named, if it named one
     single_file: bool = False  # --path names one file, not a folder
+    # The WebApps a kustomization at --path rendered (core.source.kustomize); `entries` are
+    # then the files it read. None: a plain folder, its manifests loaded as they are.
+    rendered: Loaded | None = None
 
     @property
     def label(self) -> str:
@@ -61,8 +84,10 @@ def is_hidden(path: str) -> bool:
 
 
 def is_manifest(path: str) -> bool:
-    """A file the desired state is read from: `*.yaml` or `*.yml`, not hidden."""
-    return path.endswith(MANIFEST_SUFFIXES) and not is_hidden(path)
+    """A file the desired state is read from: `*.yaml` or `*.yml`, not hidden (and a
+    `Kustomization`, which is read to be refused below --path)."""
+    manifest = path.endswith(MANIFEST_SUFFIXES) or path.rpartition("/")[2] == "Kustomization"
+    return manifest and not is_hidden(path)
 
 
 def should_read(path: str, size: int) -> bool:
