@@ -1,13 +1,15 @@
 """`driftctl check --target ...` across two real control planes: staging (the session's)
 and prod (this module's own), and a third target no cluster answers for.
 
-One repository declares each environment in its own folder (`staging/`, `prod/`), and
-each cluster has applied its own. On prod a person scaled `blog` by hand. The pull
-request (branch `feature`) raises staging's replicas of `shop` and changes prod's image
-of `shop`. One check shows each per target: staging's replicas, prod's image (a rollout),
-prod's hand scale as drift, not as the change; staging's report knows nothing of prod's
-drift. The third target is a line of the report and does not fail the check, unless
---fail-on unreachable. Nothing is written to either cluster.
+One repository holds a base and an overlay per environment (`base/`, `overlays/staging/`,
+`overlays/prod/`), and each cluster has applied its own overlay. staging pins the image
+(`images:`), prod the replicas of `shop` (`replicas:`). On prod a person scaled `blog` by
+hand. The pull request (branch `feature`) changes the base alone: `shop`'s image and
+replicas. Through the overlays, that raises staging's replicas and changes prod's image,
+and one check shows each per target: staging's replicas, prod's image (a rollout), prod's
+hand scale as drift, not as the change; staging's report knows nothing of prod's drift.
+The third target is a line of the report and does not fail the check, unless --fail-on
+unreachable. Nothing is written to either cluster.
 """
 
 from __future__ import annotations
@@ -33,6 +35,32 @@ from tests.support.markdown import well_formed
 from tests.support.paths import ROOT
 
 MAIN = {"shop": ("nginx:1.27", 2), "blog": ("nginx:1.27", 1)}
+FEATURE = {"shop": ("nginx:1.28", 3), "blog": ("nginx:1.27", 1)}
+CONFIGURATION = """\
+images:
+- path: spec/image
+  kind: WebApp
+replicas:
+- path: spec/replicas
+  kind: WebApp
+"""
+
+
+def overlays(namespace: str) -> dict[str, str]:
+    """The base's kustomization and the two overlays: staging pins the image, prod the
+    replicas of shop; both put the WebApps in `namespace`."""
+    own = {
+        "staging": 'images:\n- name: nginx\n  newTag: "1.27"\n',
+        "prod": "replicas:\n- name: shop\n  count: 2\n",
+    }
+    files = {"base/kustomization.yaml": "resources:\n- webapps.yaml\n"}
+    for env, transformer in own.items():
+        files[f"overlays/{env}/webapp-configuration.yaml"] = CONFIGURATION
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            f"namespace: {namespace}\nresources:\n- ../../base\n"
+            f"configurations:\n- webapp-configuration.yaml\n{transformer}"
+        )
+    return files
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +111,9 @@ class Fleet:
     def check(self, *args: str) -> Ran:
         return self.driftctl(
             "check", "--base", "main", "--head", "feature",
-            "--target", "name=staging,context=staging,path=staging",
-            "--target", "name=prod,context=prod,path=prod",
-            "--target", f"name=lab,kubeconfig={self.unreachable},path=prod",
+            "--target", "name=staging,context=staging,path=overlays/staging",
+            "--target", "name=prod,context=prod,path=overlays/prod",
+            "--target", f"name=lab,kubeconfig={self.unreachable},path=overlays/prod",
             "--timeout", "60", *args,
         )  # fmt: skip
 
@@ -95,8 +123,8 @@ class Fleet:
 
 @pytest.fixture
 def fleet(harness: Harness, prod_account: tuple[list[str], Path], tmp_path: Path) -> Fleet:
-    """main applied to each cluster from its own folder; prod's blog scaled by a person;
-    the branch `feature` with the pull request."""
+    """main applied to each cluster from its own overlay; prod's blog scaled by a person;
+    the branch `feature` with the pull request: a change of the base alone."""
     kubectl, prod_kubeconfig = prod_account
     prod = Harness(harness.repo, harness.namespace, harness.instance, prod_kubeconfig, kubectl)
     prod.kubectl("create", "namespace", harness.namespace)
@@ -105,16 +133,16 @@ def fleet(harness: Harness, prod_account: tuple[list[str], Path], tmp_path: Path
     )
     unreachable = unreachable_kubeconfig(harness.kubeconfig, tmp_path / "lab-kubeconfig")
     fleet = Fleet(harness.repo, harness.namespace, kubeconfig, unreachable, harness, prod)
-    harness.repo.write({f"{env}/webapps.yaml": webapps_yaml(MAIN) for env in ("staging", "prod")})
+    harness.repo.write({"base/webapps.yaml": webapps_yaml(MAIN), **overlays(harness.namespace)})
     harness.repo.commit("main")
     for env in ("staging", "prod"):
-        applied = fleet.driftctl("apply", "--ref", "main", "--context", env, "--path", env)
+        path = f"overlays/{env}"
+        applied = fleet.driftctl("apply", "--ref", "main", "--context", env, "--path", path)
         assert applied.code == 0, applied.err
     prod.kubectl("scale", "deployment/blog", "--replicas=3", "-n", harness.namespace)
     harness.repo.git("checkout", "--quiet", "-b", "feature")
-    harness.repo.write({"staging/webapps.yaml": webapps_yaml(MAIN | {"shop": ("nginx:1.27", 4)})})
-    harness.repo.write({"prod/webapps.yaml": webapps_yaml(MAIN | {"shop": ("nginx:1.28", 2)})})
-    harness.repo.commit("the pull request")
+    harness.repo.write({"base/webapps.yaml": webapps_yaml(FEATURE)})
+    harness.repo.commit("the pull request: the base alone")
     harness.repo.git("checkout", "--quiet", "main")
     return fleet
 
@@ -149,7 +177,9 @@ def test_one_check_shows_each_clusters_change_apart_from_its_drift(fleet: Fleet)
     assert prod["summary"] == {"creates": 0, "updates": 2, "prunes": 0, "held": 0, "drift": 1}
     assert staging["rollouts"] == []
     assert prod["rollouts"] == [f"Deployment/{fleet.namespace}/shop"]
-    assert (staging["path"], prod["path"]) == ("staging", "prod")
+    assert (staging["path"], prod["path"]) == ("overlays/staging", "overlays/prod")
+    [shop] = [o for o in staging["check"]["cluster"]["objects"] if o["kind"] == "WebApp"]
+    assert [(f["before"], f["after"]) for f in shop["fields"]] == [(2, 3)]
     assert lab["summary"] is None
     assert "unreachable" in lab["unreachable"] or "refused" in lab["unreachable"], lab
     assert lab["check"]["git"]["summary"]["changed"] == 1, "its Git change is still told"
