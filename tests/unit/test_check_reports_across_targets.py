@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,9 @@ from tests.support.check_reports import pull_request_report
 from tests.support.clirun import run_driftctl
 from tests.support.gitrepos import Repo
 from tests.support.markdown import well_formed
+from tests.support.signing import Keys, commit, made_keys
+
+ENVS = ("staging", "prod")
 
 
 @pytest.mark.parametrize(
@@ -267,3 +271,39 @@ def test_a_single_target_out_of_reach_fails_as_a_check_of_one_cluster_does(
 
     assert ran.code == 4
     assert "prod    unreachable: kubeconfig" in ran.out
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keys]:
+    with made_keys(tmp_path_factory.mktemp("keys")) as made:
+        yield made
+
+
+def test_the_commits_are_judged_once_and_fail_the_report_for_every_target(
+    tmp_path: Path,
+    keys: Keys,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write({f"{env}/apps.yaml": webapps_yaml({"shop": ("nginx:1.27", 2)}) for env in ENVS})
+    commit(repo, keys.alice, "main")
+    repo.git("checkout", "--quiet", "-b", "feature")
+    repo.write({"prod/apps.yaml": webapps_yaml({"shop": ("nginx:1.28", 2)})})
+    unsigned = commit(repo, None, "unsigned")
+    argv = [*across(repo, tmp_path, *ENVS), "--verify", "all"]
+    argv += ["--trusted-keys", str(keys.trusted_keys), "--fail-on", "unsigned"]
+
+    text = run_driftctl(argv, capsys, monkeypatch)
+    document = json.loads(run_driftctl([*argv, "-o", "json"], capsys, monkeypatch).out)
+    markdown = run_driftctl([*argv, "-o", "markdown"], capsys, monkeypatch).out
+
+    assert text.code == 1, text.err
+    told = f"[unsigned] commit {unsigned[:12]}: it carries no signature"
+    assert text.out.count(told) == 1, "told once, not per target"
+    assert text.out.rstrip().endswith("Fails on: unsigned (--fail-on unsigned)")
+    for target in document["targets"]:
+        assert [c["countsAs"] for c in target["check"]["commits"]] == ["unsigned"]
+    assert document["failedOn"] == ["unsigned"]
+    assert markdown.count(told) == 1
+    assert markdown.index(told) < markdown.index("| target |"), "above the targets"

@@ -11,6 +11,7 @@ problems, and the room left for the objects' details is shared fairly among the 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -20,7 +21,7 @@ from driftctl.render.check.budget import Part, fitted_parts
 from driftctl.render.check.json_output import JSON_VERSION, check_document
 from driftctl.render.check.markdown import MARKER, code, escape, part_of, trusted_block, untrusted
 from driftctl.render.check.text import cluster_summary, text_lines
-from driftctl.render.check.words import plural, short
+from driftctl.render.check.words import commits_summary, plural, short, verdict_line
 from driftctl.render.style import Style
 
 COLUMNS = ("creates", "updates", "prunes", "held", "drift")
@@ -73,14 +74,25 @@ def targets_text(report: TargetsReport, style: Style | None = None) -> str:
     for each in report.targets:
         lines += ["", style.paint(f"== {each.target.name} ({where(each)}) ==", "bold")]
         if each.report is not None:
-            lines += text_lines(each.report, style)
+            lines += text_lines(replace(each.report, commits=None), style)
             lines += [f"starts a rollout: {item.key.display}" for item in _rollouts(each)]
         if each.unreachable is not None:
             lines.append(style.paint(f"Cluster: unreachable: {each.unreachable}", "red"))
         elif each.report is not None:
             lines.append(style.paint(cluster_summary(each.report), "bold"))
+    lines += _text_commits(_sides(report), style)
     lines += ["", _verdict(report)]
     return "\n".join(lines) + "\n"
+
+
+def _text_commits(first: CheckReport | None, style: Style) -> list[str]:
+    """The pull request's commits (--verify), once for every target."""
+    if first is None or first.commits is None:
+        return []
+    lines = [""]
+    for verdict in first.commits:
+        lines.append(style.paint(verdict_line(verdict), "green" if verdict.trusted else "red"))
+    return [*lines, style.paint(f"Commits: {commits_summary(first.commits)}", "bold")]
 
 
 def _text_table(report: TargetsReport) -> list[str]:
