@@ -26,7 +26,14 @@ import pytest
 
 from tests.controlplane import launcher
 from tests.support.builders import webapps_yaml
-from tests.support.control_plane import grant, own_control_plane
+from tests.support.control_plane import (
+    Requests,
+    delta,
+    grant,
+    own_control_plane,
+    quiet,
+    request_counts,
+)
 from tests.support.fleet import merged_kubeconfig, unreachable_kubeconfig
 from tests.support.gitrepos import Repo
 from tests.support.harness import LOCK_NAMESPACE, Harness, Ran, driftctl_env
@@ -155,13 +162,30 @@ def objects(target: dict[str, Any]) -> dict[str, tuple[str, dict[str, bool]]]:
     }
 
 
-def test_one_check_shows_each_clusters_change_apart_from_its_drift(fleet: Fleet) -> None:
+def writes(before: Requests, after: Requests) -> set[tuple[str, str, str]]:
+    """Each (resource, verb, dry run) of WebApps and Deployments between two snapshots."""
+    requests = delta(before, after, ("webapps", "deployments"))
+    return {(resource, verb, dry) for (resource, _, verb, _, dry, _) in requests}
+
+
+def test_one_check_shows_each_clusters_change_apart_from_its_drift(
+    fleet: Fleet, control_plane: launcher.ControlPlane, prod_plane: launcher.ControlPlane
+) -> None:
     before = fleet.versions()
+    quiet(fleet.staging)
+    counted = request_counts(control_plane), request_counts(prod_plane)
 
     ran = fleet.check("-o", "json")
 
     assert ran.code == 0, ran.err
     assert fleet.versions() == before, "check writes nothing to any cluster"
+    for plane, earlier in zip((control_plane, prod_plane), counted, strict=True):
+        assert writes(earlier, request_counts(plane)) == {
+            ("webapps", "LIST", ""),
+            ("deployments", "LIST", ""),
+            ("webapps", "APPLY", "All"),
+            ("deployments", "APPLY", "All"),
+        }, "LIST pages and dry-runs only, on each cluster"
     staging, prod, lab = json.loads(ran.out)["targets"]
     assert objects(staging) == {
         "WebApp/shop": ("change", {"spec.replicas": False}),
