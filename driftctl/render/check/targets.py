@@ -25,6 +25,7 @@ from driftctl.render.check.words import commits_summary, plural, short, verdict_
 from driftctl.render.style import Style
 
 COLUMNS = ("creates", "updates", "prunes", "held", "drift")
+NAMED_ROLLOUTS = 10  # the Markdown names so many, and counts the rest: it is never cut
 
 
 def where(each: TargetCheck) -> str:
@@ -204,6 +205,8 @@ def _part(each: TargetCheck) -> Part:
     top, blocks = part_of(each.report)
     started = _rollouts(each)
     if started:
-        names = ", ".join(code(item.key.display) for item in started)
+        names = ", ".join(code(item.key.display) for item in started[:NAMED_ROLLOUTS])
+        more = len(started) - NAMED_ROLLOUTS
+        names += f" and {more} more" if more > 0 else ""
         top += [f"**Rollouts**: merging starts {plural(len(started), 'rollout')}: {names}.", ""]
     return Part((*heading, *top), tuple(blocks))
