@@ -138,6 +138,11 @@ REFUSED = [
         id="a file outside the folder",
     ),
     pytest.param(
+        "resources:\n- ../.git/config\n- .hidden/a.yaml\n",
+        "2:3: ../.git/config: a hidden path is refused",
+        id="a hidden path",
+    ),
+    pytest.param(
         "resources:\n- missing.yaml\n",
         "2:3: missing.yaml: prod/missing.yaml does not exist",
         id="a missing file",
@@ -330,3 +335,55 @@ def test_a_base_listed_twice_at_every_level_is_refused_at_the_bound(
     problems, asked = reading(repo, "l/0")
     assert f"more than {MAX_KUSTOMIZATIONS} kustomizations in one overlay" in problems
     assert len(asked) <= 10 * MAX_KUSTOMIZATIONS
+
+
+@pytest.mark.parametrize(
+    ("files", "told"),
+    [
+        pytest.param(
+            {"base/apps.yaml": webapp("shop", replicas=-1)},
+            "base/apps.yaml:7:13: WebApp/default/p-shop: spec.replicas must be",
+            id="from the base",
+        ),
+        pytest.param(
+            {
+                "prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: p-\npatches:\n"
+                "- path: ops.yaml\n  target: {kind: WebApp}\n",
+                "prod/ops.yaml": "- op: add\n  path: /spec/paused\n  value: true\n",
+            },
+            "prod/ops.yaml:3:10: WebApp/default/p-shop: spec.paused is not a known field",
+            id="from a JSON patch file",
+        ),
+        pytest.param(
+            {
+                "prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: p-\npatches:\n"
+                '- patch: \'{"kind": "WebApp", "metadata": {"name": "shop"}, '
+                '"spec": {"image": ""}}\'\n'
+            },
+            "prod/kustomization.yaml:5:",
+            id="from a one-line inline patch, at its line",
+        ),
+        pytest.param(
+            {"prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: P-\n"},
+            "prod/kustomization.yaml:3:13: WebApp/default/P-shop: metadata.name",
+            id="from the name prefix",
+        ),
+        pytest.param(
+            {
+                "prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: p-\n"
+                "commonLabels:\n  env: 'no spaces'\n"
+            },
+            "prod/kustomization.yaml:5:8: WebApp/default/p-shop: metadata.labels.env",
+            id="from a label",
+        ),
+    ],
+)
+def test_a_problem_in_a_rendered_webapp_is_told_where_its_value_was_written(
+    tmp_path: Path, files: dict[str, str], told: str
+) -> None:
+    overlay = {"prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: p-\n", **files}
+    repo = Repo(tmp_path / "repo").write({**BASE, **overlay})
+    repo.commit("an overlay")
+    rendered = driftctl_render(repo.path, "prod")
+    assert rendered.error is not None
+    assert any(line.startswith(told) for line in rendered.error.splitlines()), rendered.error

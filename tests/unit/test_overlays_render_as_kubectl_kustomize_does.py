@@ -43,6 +43,18 @@ CASES = [
         },
         id="a file in the folder",
     ),
+    pytest.param(
+        {
+            "base/apps.yaml": BASE["base/apps.yaml"],
+            "base/kustomization.yml": "resources:\n- apps.yaml\n",
+            "prod/Kustomization": "resources:\n- ../base\n",
+        },
+        id="kustomization.yml and Kustomization",
+    ),
+    pytest.param(
+        {**overlay(""), "base/Kustomization": "resources:\n- apps.yaml\n"},
+        id="two kustomization files in one folder",
+    ),
     pytest.param(overlay("namespace: prod\n"), id="namespace"),
     pytest.param(overlay("namePrefix: p-\nnameSuffix: -x\n"), id="namePrefix and nameSuffix"),
     pytest.param(overlay("commonLabels:\n  env: prod\n"), id="commonLabels"),
@@ -75,6 +87,13 @@ CASES = [
             **{"prod/ops.yaml": "- op: add\n  path: /metadata/labels\n  value: {a: b}\n"},
         ),
         id="a JSON 6902 patch file with a name pattern",
+    ),
+    pytest.param(
+        overlay(
+            "patches:\n- target:\n    kind: WebApp\n  patch: |-\n    kind: WebApp\n"
+            "    metadata:\n      name: any\n      annotations:\n        patched: 'yes'\n"
+        ),
+        id="a strategic merge patch with a target, on every WebApp",
     ),
     pytest.param(
         overlay("images:\n- name: nginx\n  newTag: '1.28'\n"), id="images without a configuration"
@@ -116,6 +135,17 @@ CASES = [
             "comp/extra.yaml": webapp("extra"),
         },
         id="a component",
+    ),
+    pytest.param(
+        {
+            **overlay("components:\n- ../outer\n"),
+            "outer/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+            "kind: Component\ncomponents:\n- ../inner\nnamePrefix: o-\n",
+            "inner/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+            "kind: Component\nresources:\n- extra.yaml\ncommonLabels:\n  inner: 'yes'\n",
+            "inner/extra.yaml": webapp("extra"),
+        },
+        id="a component of a component",
     ),
     pytest.param(
         {

@@ -24,6 +24,7 @@ from driftctl.core.source.tree import (
     FileReader,
     TreeEntry,
     TreeEntryKind,
+    is_hidden,
     joined,
 )
 from driftctl.errors import Problem
@@ -116,13 +117,20 @@ class Render:
             )
             self.problems.append(Problem(*at, reason))
 
-    def _build(self, kustomization: Kustomization, stack: tuple[str, ...]) -> list[Resource]:
-        resources = self._resources(kustomization, stack)
+    def _build(
+        self,
+        kustomization: Kustomization,
+        stack: tuple[str, ...],
+        into: list[Resource] | None = None,
+    ) -> list[Resource]:
+        """The resources a kustomization renders; a component's are added `into` what its
+        parent gathered, and its patches and transformers run over all of them."""
+        resources = [] if into is None else into
+        resources.extend(self._resources(kustomization, stack))
         for text in kustomization.components:
             component = self._folder(kustomization, text, stack, want_component=True)
             if component is not None:
-                resources.extend(self._resources(component, (*stack, component.folder)))
-                self._own(component, resources)
+                self._build(component, (*stack, component.folder), into=resources)
         self._own(kustomization, resources)
         return resources
 
@@ -306,6 +314,8 @@ def resolve(folder: str, entry: str) -> tuple[str, str | None]:
     )
     if path == ".." or path.startswith("../"):
         return "", "the path leads out of the repository: refused"
+    if is_hidden(path):  # .git among them, in a working tree
+        return "", "a hidden path is refused: dot-files and dot-folders are never desired state"
     return ("" if path == "." else path), None
 
 

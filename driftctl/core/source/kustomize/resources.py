@@ -5,7 +5,7 @@ the names it has had (kustomize matches a patch against any of them). Pure.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from driftctl.core.source.documents import Document
 from driftctl.core.source.schema import Path
@@ -13,19 +13,25 @@ from driftctl.core.source.schema import Path
 Where = tuple[str, int, int]
 
 
-@dataclass
+@dataclass(slots=True)
 class Resource:
-    """A document being transformed: its body changes in place, its origins grow."""
+    """A document being transformed: its body changes in place, its origins grow.
+
+    Both are the document's own: a document a rendering loaded is seen by nobody else until
+    the rendering hands it on, so it is changed where it lies rather than copied (a second
+    Document for each of 10,000 WebApps cost a tenth of a second).
+    """
 
     document: Document
     body: dict[Any, Any]
-    origins: dict[Path, Where] = field(default_factory=dict)
+    origins: dict[Path, Where]
     ids: list[tuple[str, str]] = field(default_factory=list)  # (name, namespace), oldest first
 
     @classmethod
     def of(cls, document: Document) -> Resource:
-        body = dict(document.body)
-        resource = cls(document, body)
+        """The resource of a document just loaded (load_file made its body and origins)."""
+        body = cast("dict[Any, Any]", document.body)
+        resource = cls(document, body, cast("dict[Path, Where]", document.origins))
         resource.ids.append((resource.name, resource.namespace))
         return resource
 
@@ -76,7 +82,4 @@ class Resource:
 
     def rendered(self) -> Document:
         """The document as rendered: the base's marks, the overlays' origins over them."""
-        source = self.document
-        return Document(
-            source.file, source.line, source.column, self.body, source.marks, self.origins
-        )
+        return self.document
