@@ -8,6 +8,12 @@ sequence (pipeline.engine). Read-only: no lock, no write; the only requests are 
 pages, the instance's Lease (its suspension), the extra reads of both sides at once, and
 the dry-runs of each side's candidates (a base candidate that would send what the head's
 sends reuses its answer). Decides nothing.
+
+Across several targets (`--target`): each target checked as a check of its own, with its
+folder, its cluster and its instance; one cluster's state is never read through
+another's client. A target whose cluster cannot be read (ClusterError) is a line of the
+report, not the end of the check; the commits of the pull request (--verify) are judged
+once, for every target.
 """
 
 from __future__ import annotations
@@ -24,19 +30,32 @@ from driftctl.core.planning.check import (
 )
 from driftctl.core.planning.commit_diff import diff_commits
 from driftctl.core.planning.scope import out_of_scope
+from driftctl.core.planning.targets import TargetCheck, TargetsReport
 from driftctl.core.source.desired_state import DesiredState, Revision
 from driftctl.core.source.signatures import Verdict
-from driftctl.errors import InvalidDesiredState
+from driftctl.errors import ClusterError, InvalidDesiredState
 from driftctl.pipeline import trust
 from driftctl.pipeline.engine import Goal, make_plans
 from driftctl.pipeline.offline import load_desired, validate_source
 from driftctl.pipeline.runs import Notice, lease_of, open_cluster, situation_read
-from driftctl.settings import CheckRequest
+from driftctl.settings import NO_VERIFY, TRUST_FAILURES, CheckRequest, Target
 
 
 def check(request: CheckRequest, *, environ: Mapping[str, str], notice: Notice) -> CheckReport:
     """The `check` command: validation, the change, (with --verify) who signed each commit
     of the pull request, and (with a cluster) what merging does."""
+    report, desired = in_git(request, environ)
+    if desired is None or not request.check.reads_cluster(request.cluster):
+        return report
+    base, head = desired
+    return replace(report, cluster=against_cluster(base, head, request, notice))
+
+
+def in_git(
+    request: CheckRequest, environ: Mapping[str, str]
+) -> tuple[CheckReport, tuple[DesiredState, DesiredState] | None]:
+    """What the check finds without a cluster, and both sides' desired state (None when the
+    head is invalid: nothing more can be computed)."""
     base_source = request.source.at(request.refs.base)
     head_source = request.source.at(request.refs.head)
     try:
@@ -58,17 +77,66 @@ def check(request: CheckRequest, *, environ: Mapping[str, str], notice: Notice) 
         commits=commits,
     )
     if problems:
-        return report
+        return report, None
     head = DesiredState(validated.webapps, validated.warnings, validated.revision)
     diff = diff_commits(base.webapps, head.webapps)
-    reads = request.check.reads_cluster(cluster)
-    return replace(
+    report = replace(
         report,
         diff=diff,
         webapps=webapp_changes(diff),
         deployments=deployment_changes(diff, cluster.instance),
-        cluster=against_cluster(base, head, request, notice) if reads else None,
     )
+    return report, (base, head)
+
+
+def across_targets(
+    request: CheckRequest, *, environ: Mapping[str, str], notice: Notice
+) -> TargetsReport:
+    """`check --target ...`: each target checked on its own, in the order given; the
+    commits judged once (with the first), told with every target."""
+    checked: list[TargetCheck] = []
+    for target in request.check.targets:
+        one = for_target(request, target, first=not checked)
+        report, desired = in_git(one, environ)
+        if checked and checked[0].report is not None:
+            report = replace(report, commits=checked[0].report.commits)
+        unreachable = None
+        if desired is not None and one.check.reads_cluster(one.cluster):
+            try:
+                cluster = against_cluster(*desired, one, _named(notice, target))
+            except ClusterError as unreadable:
+                unreachable = unreadable.message
+            else:
+                report = replace(report, cluster=cluster)
+        path = one.source.path or "/"
+        checked.append(TargetCheck(target, path, one.cluster.instance, report, unreachable))
+    return TargetsReport(tuple(checked), frozenset(request.check.fail_on))
+
+
+def for_target(request: CheckRequest, target: Target, *, first: bool) -> CheckRequest:
+    """The check of one target: its folder, cluster and instance, the run's where it names
+    none. Only the `first` judges the commits (the others are told its verdicts)."""
+    cluster = replace(
+        request.cluster,
+        kubeconfig=target.kubeconfig or request.cluster.kubeconfig,
+        context=target.context,
+        instance=target.instance or request.cluster.instance,
+    )
+    fail_on = request.check.fail_on
+    if not first:
+        fail_on = tuple(name for name in fail_on if name not in TRUST_FAILURES)
+    return replace(
+        request,
+        source=replace(request.source, path=target.path or request.source.path),
+        cluster=cluster,
+        verify=request.verify if first else NO_VERIFY,
+        check=replace(request.check, targets=(), fail_on=fail_on),
+    )
+
+
+def _named(notice: Notice, target: Target) -> Notice:
+    """A target's notices, its name first."""
+    return lambda message: notice(f"{target.name}: {message}")
 
 
 def _commits(

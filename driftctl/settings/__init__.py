@@ -11,7 +11,7 @@ UsageError here, before Git or the cluster is touched. Pure: no click, no enviro
 files; below the core (an import contract holds it).
 """
 
-from driftctl.settings.check import DEFAULT_MAX_BYTES, FAIL_ON, Check, Refs
+from driftctl.settings.check import DEFAULT_MAX_BYTES, FAIL_ON, Check, Refs, Target
 from driftctl.settings.cluster import (
     DEFAULT_CONCURRENCY,
     MAX_FIELD_MANAGER,
@@ -117,6 +117,7 @@ __all__ = [
     "ShowRequest",
     "Source",
     "StatusRequest",
+    "Target",
     "UninstallRequest",
     "UnlockRequest",
     "ValidateRequest",

@@ -143,7 +143,7 @@ def _value(setting: Setting, value: object, where: Where) -> Any:
             out.append(setting.kind.from_plain(item))
         return tuple(out)
     except Refusal as refusal:
-        raise _At(refusal, where(path)) from None
+        raise _At(refusal, where(path + refusal.within)) from None
 
 
 def _refuse_secret(value: object) -> None:

@@ -29,12 +29,17 @@ _PREDICATES = ("must", "is ", "has ", "holds ", "names", "needs", "only", "canno
 
 
 class Refusal(ValueError):
-    """A value a kind cannot take: why (after the setting's name), and a hint or None."""
+    """A value a kind cannot take: why (after the setting's name), and a hint or None.
+    `within`: where inside a structured value (a mapping's key) the refused part is, so that
+    a `--config` file can name its line and column."""
 
-    def __init__(self, reason: str, hint: str | None = None) -> None:
+    def __init__(
+        self, reason: str, hint: str | None = None, within: tuple[str | int, ...] = ()
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+        self.within = within
 
     def about(self, name: str) -> str:
         """The reason after the name it is about: `--max-prune must be ...`,

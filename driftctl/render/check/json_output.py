@@ -19,8 +19,13 @@ JSON_VERSION = 1  # bumped only if a key changes meaning; new keys may be added
 
 def check_json(report: CheckReport) -> str:
     """The whole report as one JSON object (keys documented in docs/reference/json-output.md)."""
+    return json.dumps(check_document(report), indent=2) + "\n"
+
+
+def check_document(report: CheckReport) -> dict[str, Any]:
+    """The report as the JSON object `check_json` prints (each target's, across targets)."""
     cluster = report.cluster
-    document = {
+    return {
         "version": JSON_VERSION,
         "base": _side_json(report.base),
         "head": _side_json(report.head),
@@ -55,7 +60,6 @@ def check_json(report: CheckReport) -> str:
         "failedOn": list(report.failed_on),
         "exitCode": int(report.exit_code),
     }
-    return json.dumps(document, indent=2) + "\n"
 
 
 def _side_json(side: Side) -> dict[str, Any]:

@@ -54,10 +54,10 @@ def check_markdown(report: CheckReport, max_bytes: int) -> str:
         return f"{marker} {_one_line(report)}\n"
     top = [marker, "### driftctl check", "", f"{_sides_markdown(report)}", ""]
     top += _flagged(report)
-    top += _untrusted(report)
+    top += untrusted(report)
     top += _summary_table(report)
     top += _problems(report)
-    blocks = _trusted_block(report) + _blocks(report)
+    blocks = trusted_block(report) + _blocks(report)
     return fitted(top, blocks, max_bytes)
 
 
@@ -73,7 +73,7 @@ def _one_line(report: CheckReport) -> str:
         "the cluster equals Git" if report.cluster is not None else "the cluster was not checked"
     )
     return (
-        f"**driftctl check**: no changes — {_code(report.base.ref)} → {_code(report.head.ref)} "
+        f"**driftctl check**: no changes — {code(report.base.ref)} → {code(report.head.ref)} "
         f"({short(report.head)}): {count} the same, {cluster}."
     )
 
@@ -81,8 +81,8 @@ def _one_line(report: CheckReport) -> str:
 def _sides_markdown(report: CheckReport) -> str:
     base, head = report.base, report.head
     return (
-        f"{_code(base.ref)} ({short(base)}) → {_code(head.ref)} ({short(head)}), "
-        f"instance {_code(report.instance)}"
+        f"{code(base.ref)} ({short(base)}) → {code(head.ref)} ({short(head)}), "
+        f"instance {code(report.instance)}"
     )
 
 
@@ -93,7 +93,7 @@ def _flagged(report: CheckReport) -> list[str]:
         if not removed:
             return []
         lines = ["> [!WARNING]", f"> **Merging prunes {plural(len(removed), 'WebApp')}**"]
-        lines += [f"> - {_code(b.key.display)}: removed from Git" for b in removed]
+        lines += [f"> - {code(b.key.display)}: removed from Git" for b in removed]
         return [*lines, ""]
     flagged = [item for item in report.cluster.objects if item.category in _FLAGGED]
     refusals = report.cluster.refusals
@@ -109,34 +109,42 @@ def _flagged(report: CheckReport) -> list[str]:
         if report.cluster.count(category)
     ]
     lines = ["> [!WARNING]", f"> **Merging brings {', '.join(counts) or 'a refusal'}**"]
-    lines += [f"> - {_code(item.key.display)}: {_flag_text(item)}" for item in flagged]
-    lines += [f"> - refused: {_escape(refusal)}" for refusal in refusals]
+    lines += [f"> - {code(item.key.display)}: {_flag_text(item)}" for item in flagged]
+    lines += [f"> - refused: {escape(refusal)}" for refusal in refusals]
     return [*lines, ""]
 
 
-def _untrusted(report: CheckReport) -> list[str]:
+def part_of(report: CheckReport) -> tuple[list[str], list[Block]]:
+    """A report as one target's part of a report across targets shows it: its warnings,
+    the head's problems and the Git change (always kept), then its blocks."""
+    return [*_flagged(report), *_problems(report), f"**Git**: {git_summary(report)}.", ""], (
+        _blocks(report)
+    )
+
+
+def untrusted(report: CheckReport) -> list[str]:
     """Every commit not trusted, as a warning: never cut from the report."""
     failed = [verdict for verdict in report.commits or () if not verdict.trusted]
     if not failed:
         return []
     lines = ["> [!CAUTION]", f"> **{plural(len(failed), 'commit')} not signed by a trusted key**"]
-    lines += [f"> - {_escape(verdict_line(verdict))}" for verdict in failed]
+    lines += [f"> - {escape(verdict_line(verdict))}" for verdict in failed]
     return [*lines, ""]
 
 
-def _trusted_block(report: CheckReport) -> list[Block]:
+def trusted_block(report: CheckReport) -> list[Block]:
     """The commits signed by a trusted key, one foldable block (cut first when too long)."""
     trusted = [verdict for verdict in report.commits or () if verdict.trusted]
     if report.commits is None:
         return []
-    summary = f"Commits: {_escape(commits_summary(report.commits))}"
+    summary = f"Commits: {escape(commits_summary(report.commits))}"
     lines = [verdict_line(verdict) for verdict in trusted]
     return [Block(_details(summary, lines, language="text"), optional=True)]
 
 
 def _flag_text(item: CheckedObject) -> str:
     cause = "introduced by this pull request" if item.introduced else "already pending"
-    reason = f" — {_escape(item.reason)}" if item.reason else ""
+    reason = f" — {escape(item.reason)}" if item.reason else ""
     return f"**{item.category}** ({item.verb}, {cause}){reason}"
 
 
@@ -160,9 +168,9 @@ def _summary_table(report: CheckReport) -> list[str]:
 
 
 def _verdict_markdown(report: CheckReport) -> str:
-    asked = _code(f"--fail-on {fail_on(report)}")
+    asked = code(f"--fail-on {fail_on(report)}")
     if report.failed_on:
-        return f":x: **Fails** on {', '.join(map(_code, report.failed_on))} ({asked})."
+        return f":x: **Fails** on {', '.join(map(code, report.failed_on))} ({asked})."
     return f":white_check_mark: **Passes** ({asked})."
 
 
@@ -198,7 +206,7 @@ def _object_block(item: CheckedObject) -> Block:
     summary = f"<code>{item.key.display}</code>: <b>{item.category}</b> — {item.verb} ({cause})"
     body = [field_line(field) for field in item.fields]
     body += [f"- deletes {key.display} during cleanup" for key in item.deletes]
-    reason = [_escape(item.reason), ""] if item.reason else []
+    reason = [escape(item.reason), ""] if item.reason else []
     return Block(_details(summary, body, reason), optional=item.category not in _FLAGGED)
 
 
@@ -218,11 +226,12 @@ def _fenced(language: str, body: Sequence[str]) -> list[str]:
     return [f"{fence}{language}", *body, fence]
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Text safe in Markdown and HTML: `<`, `&` escaped, `|` kept out of tables."""
     return html.escape(text, quote=False).replace("|", "\\|")
 
 
-def _code(text: str) -> str:
+def code(text: str) -> str:
     """Inline code, whatever backticks the text holds."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)

@@ -21,6 +21,13 @@ from driftctl.render.style import Style
 def check_text(report: CheckReport, style: Style | None = None) -> str:
     """For a terminal or a CI log: problems, the change, the cluster's categories, verdict."""
     style = style or Style()
+    lines = [*text_lines(report, style), style.paint(cluster_summary(report), "bold")]
+    return "\n".join([*lines, _verdict(report)]) + "\n"
+
+
+def text_lines(report: CheckReport, style: Style) -> list[str]:
+    """The report but its cluster's summary and its verdict: what a target's part of a
+    report across targets shows before its own summary."""
     lines = [f"{style.paint('warning', 'yellow')}: {w}" for w in report.warnings]
     lines += [str(problem) for problem in report.problems]
     for built in (*report.webapps, *report.deployments):
@@ -37,9 +44,7 @@ def check_text(report: CheckReport, style: Style | None = None) -> str:
     lines.append(style.paint(f"Git: {git_summary(report)}  [{_sides(report)}]", "bold"))
     if report.commits is not None:
         lines.append(style.paint(f"Commits: {commits_summary(report.commits)}", "bold"))
-    lines.append(style.paint(_cluster_summary(report), "bold"))
-    lines.append(_verdict(report))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 _CHANGE_SYMBOL = {Change.ADDED: "+", Change.REMOVED: "-", Change.CHANGED: "~"}
@@ -62,7 +67,8 @@ def _sides(report: CheckReport) -> str:
     return f"{report.base.ref} ({short(report.base)}) -> {report.head.ref} ({short(report.head)})"
 
 
-def _cluster_summary(report: CheckReport) -> str:
+def cluster_summary(report: CheckReport) -> str:
+    """`Cluster: 1 change, ...`, or why the cluster was not checked."""
     if report.cluster is None:
         if report.diff is None:
             return "Cluster: not checked (the head is invalid)"
