@@ -19,14 +19,11 @@ against the launcher: the folder of the binaries it puts on the PATH is where ku
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tests.controlplane import launcher
-from tests.support.console import ELLIPSIS, console_steps, matches, outputs, script
-from tests.support.gitrepos import git_env
+from tests.support.console import ELLIPSIS, console_steps, matches, outputs, run_session
 from tests.support.paths import ROOT
 
 TUTORIAL = ROOT / "docs" / "get-started" / "tutorial.md"
@@ -73,23 +70,8 @@ def test_the_tutorial_runs_as_written(plane: launcher.ControlPlane, tmp_path: Pa
     steps = console_steps(TUTORIAL.read_text())
     home = tmp_path / "home"
     home.mkdir()
-    env = git_env()
-    env.update(
-        PATH=f"{Path(sys.executable).parent}:{plane.bin_dir}:/usr/bin:/bin",
-        KUBECONFIG=str(plane.kubeconfig),
-        HOME=str(home),
-        PYTHONUNBUFFERED="1",  # stdout and stderr interleaved as on a terminal
-    )
-    session = subprocess.run(
-        ["bash", "-c", script([step.command for step in steps])],
-        cwd=ROOT,
-        env={k: v for k, v in env.items() if not k.startswith("DRIFTCTL_")},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    commands = [step.command for step in steps]
+    session = run_session(commands, plane, home, cwd=ROOT, timeout=600)
     ran = outputs(session.stdout)
 
     assert len(steps) > 20  # the page's every console block

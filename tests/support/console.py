@@ -10,8 +10,14 @@ normalization (what differs from run to run: commit SHAs, times, ages).
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from tests.controlplane import launcher
+from tests.support.gitrepos import git_env
 
 ELLIPSIS = "..."
 _EXIT = re.compile(r"^\(exit (\d+)\)$")
@@ -77,3 +83,28 @@ def matches(expected: Sequence[str], actual: Sequence[str]) -> bool:
     if expected[0] == ELLIPSIS:
         return any(matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
     return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
+
+
+def run_session(
+    commands: Sequence[str], plane: launcher.ControlPlane, home: Path, *, cwd: Path, timeout: int
+) -> subprocess.CompletedProcess[str]:
+    """The commands in one bash, as a newcomer's shell runs them: kubectl of the test control
+    plane and this virtual environment's `driftctl` on the PATH, an admin kubeconfig in
+    KUBECONFIG, `home` as HOME, no DRIFTCTL_ variable; stdout and stderr interleaved."""
+    env = git_env()
+    env.update(
+        PATH=f"{Path(sys.executable).parent}:{plane.bin_dir}:/usr/bin:/bin",
+        KUBECONFIG=str(plane.kubeconfig),
+        HOME=str(home),
+        PYTHONUNBUFFERED="1",  # stdout and stderr interleaved as on a terminal
+    )
+    return subprocess.run(
+        ["bash", "-c", script(commands)],
+        cwd=cwd,
+        env={k: v for k, v in env.items() if not k.startswith("DRIFTCTL_")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
