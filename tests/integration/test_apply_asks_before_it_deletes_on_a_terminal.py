@@ -6,13 +6,8 @@ shell): the test reads what driftctl drew until the question, then types the ans
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
-import time
-
-from tests.support.harness import Harness, driftctl_env
-from tests.support.paths import ROOT
+from tests.support.harness import Harness
+from tests.support.terminal import answered as on_a_terminal
 
 QUESTION = "Apply, with 1 to prune? [y/N]: "
 
@@ -20,32 +15,7 @@ QUESTION = "Apply, with 1 to prune? [y/N]: "
 def answered(harness: Harness, answer: str | None, *args: str) -> tuple[int, str]:
     """`driftctl apply ARGS` on a terminal, typing `answer` once the question is on it
     (None: never typing): (exit code, everything the terminal showed)."""
-    master, slave = os.openpty()
-    process = subprocess.Popen(
-        harness.argv("apply", *args), cwd=ROOT, env=driftctl_env(),
-        stdin=slave, stdout=slave, stderr=slave,
-    )  # fmt: skip
-    os.close(slave)
-    screen = ""
-    deadline = time.monotonic() + 120
-    while process.poll() is None and time.monotonic() < deadline:
-        screen += _read(master)
-        if answer is not None and QUESTION in screen:
-            os.write(master, f"{answer}\n".encode())
-            answer = None
-    screen += _read(master)
-    os.close(master)
-    return process.wait(30), screen
-
-
-def _read(master: int) -> str:
-    ready, _, _ = select.select([master], [], [], 0.1)
-    if not ready:
-        return ""
-    try:
-        return os.read(master, 65536).decode(errors="replace")
-    except OSError:  # EIO: the other end is closed
-        return ""
+    return on_a_terminal(harness.argv("apply", *args), QUESTION, answer)
 
 
 def one_to_prune(harness: Harness) -> Harness:
@@ -100,16 +70,9 @@ def test_nothing_is_asked_in_a_pipe(harness: Harness) -> None:
 
 def test_nothing_is_asked_in_a_pod(harness: Harness) -> None:
     one_to_prune(harness)
-    in_a_pod = {**driftctl_env(), "KUBERNETES_SERVICE_HOST": "127.0.0.1"}
-    master, slave = os.openpty()
-    process = subprocess.run(
-        harness.argv("apply"), cwd=ROOT, env=in_a_pod, stdin=slave, stdout=slave,
-        stderr=slave, timeout=120, check=False,
-    )  # fmt: skip
-    os.close(slave)
-    screen = _read(master)
-    os.close(master)
+    in_a_pod = {"KUBERNETES_SERVICE_HOST": "127.0.0.1"}
+    code, screen = on_a_terminal(harness.argv("apply"), QUESTION, None, extra_env=in_a_pod)
 
-    assert process.returncode == 0, screen
+    assert code == 0, screen
     assert "[y/N]" not in screen
     assert harness.names("webapps") == ["shop"]

@@ -18,11 +18,8 @@ driftctl-system, which the other tests' control plane needs). Issue 34:
 from __future__ import annotations
 
 import json
-import os
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
@@ -33,8 +30,7 @@ from tests.support.builders import webapp
 from tests.support.control_plane import driftctl_on as driftctl
 from tests.support.control_plane import kubectl_of as kubectl
 from tests.support.gitrepos import Repo
-from tests.support.harness import driftctl_env
-from tests.support.paths import ROOT
+from tests.support.terminal import answered
 
 NS = c.LOCK_NAMESPACE
 REPOS = {"default": "https://git.example.com/you/webapps.git", "b": "https://git.example.com/b.git"}
@@ -200,29 +196,5 @@ def test_all_instances_goes_only_once_a_person_at_a_terminal_says_yes(
 def on_a_terminal(kubeconfig: Path, answer: str, *args: str) -> tuple[int, str]:
     """`driftctl ARGS` on a pseudo-terminal, typing `answer` once it asks: (exit code, what
     the terminal showed)."""
-    master, slave = os.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(kubeconfig)],
-        cwd=ROOT, env=driftctl_env(), stdin=slave, stdout=slave, stderr=slave,
-    )  # fmt: skip
-    os.close(slave)
-    screen, typed = "", False
-    deadline = time.monotonic() + 240
-    while process.poll() is None and time.monotonic() < deadline:
-        screen += _read(master)
-        if not typed and "[y/N]: " in screen:
-            os.write(master, f"{answer}\n".encode())
-            typed = True
-    screen += _read(master)
-    os.close(master)
-    return process.wait(30), screen
-
-
-def _read(master: int) -> str:
-    ready, _, _ = select.select([master], [], [], 0.1)
-    if not ready:
-        return ""
-    try:
-        return os.read(master, 65536).decode(errors="replace")
-    except OSError:  # EIO: the other end is closed
-        return ""
+    argv = [sys.executable, "-m", "driftctl", *args, "--kubeconfig", str(kubeconfig)]
+    return answered(argv, "[y/N]: ", answer, seconds=240)
