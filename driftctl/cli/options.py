@@ -28,8 +28,9 @@ import click
 from driftctl import durations
 from driftctl.cli.layout import kept_whole
 from driftctl.settings.declare import Setting, build, groups_of, taken_by
-from driftctl.settings.kinds import Choice, FilePath, Kind, Switch, Url, Whole, Word
+from driftctl.settings.kinds import Choice, FilePath, Kind, Switch, Whole, Word
 from driftctl.settings.spans import Seconds, Span
+from driftctl.settings.urls import Url
 
 R = TypeVar("R")
 OWN_SECTION = "Flags"  # the heading of a command's own flags in --help

@@ -15,8 +15,9 @@ from typing import ClassVar
 
 from driftctl.errors import UsageError
 from driftctl.settings.declare import Group, setting
-from driftctl.settings.kinds import FilePath, Listed, Text, Url, Whole
+from driftctl.settings.kinds import FilePath, Listed, Text, Whole
 from driftctl.settings.spans import Seconds
+from driftctl.settings.urls import Url
 
 # What a run may tell people about (core.notify.facts.Category's values, in its order).
 NOTIFY_ON = (

@@ -12,8 +12,9 @@ from typing import ClassVar
 
 from driftctl.errors import UsageError
 from driftctl.settings.declare import Group, setting
-from driftctl.settings.kinds import FilePath, Switch, Url, Whole
+from driftctl.settings.kinds import FilePath, Switch, Whole
 from driftctl.settings.spans import Seconds
+from driftctl.settings.urls import Url
 
 MAX_EVENTS = 100  # default --max-events: everyday drift, bounded on a first run
 _APPLY = frozenset({"apply"})
