@@ -19,14 +19,18 @@ from driftctl.core.planning.actions import (
     Confirm,
     Create,
     Orphan,
+    Plan,
     Prune,
     Quarantine,
     Replace,
     Update,
+    WriteStatus,
     bind_owner,
 )
+from driftctl.core.planning.candidates import Preparation
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey
+from driftctl.core.planning.plan import finish
 from driftctl.core.planning.saved_plan import CrdIdentity, PlanIdentity
 from driftctl.core.source.model import WebApp, WebAppSpec
 from driftctl.settings import MaxPrune, Policy
@@ -121,3 +125,29 @@ def carry_out(cluster: ModelCluster, action: Action) -> None:
 
 SHA = "4864ac796b2cf2ffcec4467e797e3501cec293bb"  # the commit a saved plan was made at
 IDENTITY = PlanIdentity("default", "driftctl", SOURCE, SHA, "default", CrdIdentity.current())
+
+
+def finished(cluster: ModelCluster, prep: Preparation) -> Plan:
+    """The plan of `prep`, its candidates dry-run on the model as the shell dry-runs them
+    (an apply of each manifest, and each revert of fields set outside Git)."""
+    results = {
+        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
+        for candidate in prep.candidates
+        if candidate.apply
+    }
+    reverted = {
+        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
+        for candidate in prep.candidates
+        if candidate.revert is not None
+    }
+    return finish(prep, results, reverted)
+
+
+def carried_out(cluster: ModelCluster, the_plan: Plan) -> ModelCluster:
+    """Every step of the plan but its status writes, carried out on the model."""
+    for stage in the_plan.stages:
+        for chain in stage:
+            for step in chain:
+                if not isinstance(step, WriteStatus):
+                    carry_out(cluster, step)
+    return cluster

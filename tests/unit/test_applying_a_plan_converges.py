@@ -20,8 +20,6 @@ from driftctl.core.planning.actions import (
 )
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, webapp_manifest
-from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish
 from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.support.model_runs import (
@@ -32,6 +30,7 @@ from tests.support.model_runs import (
     drift,
     drifts,
     earlier_run,
+    finished,
 )
 from tests.support.ssa_model import ModelCluster
 
@@ -40,17 +39,7 @@ def plan(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> tuple[Pl
     """Plan against the cluster, dry-running every candidate there; also count the dry-runs."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     prep = prepare(desired, live, stamp, POLICY)
-    results = {
-        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
-        for candidate in prep.candidates
-        if candidate.apply
-    }
-    reverted: dict[ObjectKey, Any] = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
-        for candidate in prep.candidates
-        if candidate.revert is not None
-    }
-    return finish(prep, results, reverted), len(prep.candidates)
+    return finished(cluster, prep), len(prep.candidates)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -28,7 +28,6 @@ from driftctl.core.planning.actions import (
     Quarantine,
     Unchanged,
     Update,
-    WriteStatus,
     is_changing,
     kept_of,
 )
@@ -36,7 +35,6 @@ from driftctl.core.planning.controls import Control, Situation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
-from driftctl.core.planning.plan import finish
 from driftctl.core.planning.preparation import prepare
 from driftctl.core.planning.verbs import Verb
 from driftctl.core.source.model import Origin, WebApp
@@ -48,10 +46,11 @@ from tests.support.model_runs import (
     NAMES,
     SOURCE,
     app_sets,
-    carry_out,
+    carried_out,
     drift,
     drifts,
     earlier_run,
+    finished,
 )
 from tests.support.ssa_model import ModelCluster
 
@@ -77,26 +76,7 @@ def plan(
     """The plan against the model cluster, its candidates dry-run there."""
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     prep = prepare(desired, live, stamp, policy, situation=situation)
-    results = {
-        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
-        for candidate in prep.candidates
-        if candidate.apply
-    }
-    reverted: dict[ObjectKey, Any] = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
-        for candidate in prep.candidates
-        if candidate.revert is not None
-    }
-    return finish(prep, results, reverted)
-
-
-def carried_out(cluster: ModelCluster, the_plan: Plan) -> ModelCluster:
-    for stage in the_plan.stages:
-        for chain in stage:
-            for step in chain:
-                if not isinstance(step, WriteStatus):
-                    carry_out(cluster, step)
-    return cluster
+    return finished(cluster, prep)
 
 
 def converged(*apps: WebApp) -> ModelCluster:

@@ -32,7 +32,6 @@ from driftctl.core.planning.actions import (
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.objects import ObjectKey, key_of
-from driftctl.core.planning.plan import finish
 from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.support.model_runs import (
@@ -44,6 +43,7 @@ from tests.support.model_runs import (
     drift,
     drifts,
     earlier_run,
+    finished,
 )
 from tests.support.ssa_model import ModelCluster
 
@@ -110,17 +110,7 @@ def listed(cluster: ModelCluster) -> LiveState:
 
 def planned(cluster: ModelCluster, desired: list[WebApp], stamp: Stamp) -> Plan:
     prep = prepare(desired, listed(cluster), stamp, POLICY)
-    results = {
-        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
-        for candidate in prep.candidates
-        if candidate.apply
-    }
-    reverted = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
-        for candidate in prep.candidates
-        if candidate.revert is not None
-    }
-    return finish(prep, results, reverted)
+    return finished(cluster, prep)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,19 +18,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftctl import conventions as c
-from driftctl.core.planning.actions import Held, Plan, WriteStatus, is_changing
+from driftctl.core.planning.actions import Held, Plan, is_changing
 from driftctl.core.planning.controls import Control, Situation
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.manifests import Stamp
 from driftctl.core.planning.objects import ObjectKey
 from driftctl.core.planning.overview import InstanceStatus, Sync, instance_status
-from driftctl.core.planning.plan import finish
 from driftctl.core.planning.preparation import prepare
 from driftctl.core.source.desired_state import DesiredState, Revision
 from driftctl.core.source.model import Place, WebApp
 from driftctl.settings import Drift, MaxPrune, Policy
 from tests.support.builders import app
-from tests.support.model_runs import NAMES, SOURCE, app_sets, carry_out, drift, drifts, earlier_run
+from tests.support.model_runs import (
+    NAMES,
+    SOURCE,
+    app_sets,
+    carried_out,
+    drift,
+    drifts,
+    earlier_run,
+    finished,
+)
 from tests.support.ssa_model import ModelCluster
 
 NOW = datetime.datetime(2026, 12, 4, 17, 30, tzinfo=datetime.UTC)
@@ -76,25 +84,7 @@ def plan(
     live = LiveState.of(cluster.listed(c.KIND), cluster.listed(c.DEPLOYMENT_KIND))
     stamp = Stamp("default", AFTER, SOURCE)
     prep = prepare(webapps, live, stamp, policy, situation=situation)
-    results = {
-        candidate.key: cluster.apply(candidate.manifest, c.FIELD_MANAGER, dry_run=True)
-        for candidate in prep.candidates
-        if candidate.apply
-    }
-    reverted: dict[ObjectKey, Any] = {
-        candidate.key: cluster.patch(candidate.key, list(candidate.revert.patch), dry_run=True)
-        for candidate in prep.candidates
-        if candidate.revert is not None
-    }
-    return finish(prep, results, reverted)
-
-
-def carried_out(cluster: ModelCluster, the_plan: Plan) -> None:
-    for stage in the_plan.stages:
-        for chain in stage:
-            for step in chain:
-                if not isinstance(step, WriteStatus):
-                    carry_out(cluster, step)
+    return finished(cluster, prep)
 
 
 def scaled_shop(suspension: str) -> ModelCluster:
