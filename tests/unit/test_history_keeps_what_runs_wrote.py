@@ -138,6 +138,17 @@ def test_a_large_record_is_cut_into_parts_that_read_back_as_one() -> None:
     assert records(lines) == [record]
 
 
+def test_two_runs_of_one_host_in_one_second_at_one_revision_stay_two_records() -> None:
+    # A commit applied, then a drift put back by the next run on the same laptop, within a
+    # second: they were read back as one run, the later change listed first.
+    applied = RunRecord(fleet(1).at, "laptop", REVISION, (Change("web/shop", "configured", "git"),))
+    put_back = RunRecord(
+        fleet(1).at, "laptop", REVISION, (Change("web/shop", "configured", "drift"),)
+    )
+
+    assert records([*lines_of(applied), *lines_of(put_back)]) == [applied, put_back]
+
+
 def test_a_thousand_runs_stay_within_the_ring_and_the_oldest_go_first() -> None:
     head, slots = Segment(), [Segment() for _ in range(SLOTS)]
     for run in range(1000):

@@ -29,18 +29,20 @@ class Entry:
 
 
 def records(lines: Iterable[str]) -> list[RunRecord]:
-    """The records the lines hold, oldest first, the parts of one run joined."""
+    """The records the lines hold, oldest first, the parts of one run joined (a part joins
+    the line before it when that is of the same run, time and revision)."""
     out: list[RunRecord] = []
     for line in lines:
         record = parsed(line)
         if record is None:
             continue
         last = out[-1] if out else None
-        if last is not None and (last.at, last.run, last.revision) == (
+        same = last is not None and (last.at, last.run, last.revision) == (
             record.at,
             record.run,
             record.revision,
-        ):
+        )
+        if last is not None and same and record.part:
             out[-1] = RunRecord(last.at, last.run, last.revision, last.changes + record.changes)
         else:
             out.append(record)

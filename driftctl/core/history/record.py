@@ -89,27 +89,31 @@ class Change:
 @dataclass(frozen=True)
 class RunRecord:
     """One run's record: when (API time), which run (its host: a CronJob's Pod), the
-    revision it applied, and its changes."""
+    revision it applied, and its changes. `part`: a line after the first of a record cut
+    into parts (`lines_of`) says which; 0 on a record's first line. Two runs of one host
+    within one second at one revision are two records, not one: only a part joins the line
+    before it."""
 
     at: str
     run: str
     revision: str
     changes: tuple[Change, ...]
+    part: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
             "at": self.at,
             "run": self.run,
             "revision": self.revision,
+            **({"part": self.part} if self.part else {}),
             "changes": [each.as_json() for each in self.changes],
         }
 
     @classmethod
     def of_json(cls, body: Mapping[str, Any]) -> RunRecord:
         changes = tuple(Change.of_json(each) for each in body.get("changes") or ())
-        return cls(
-            str(body["at"]), str(body.get("run") or ""), str(body.get("revision") or ""), changes
-        )
+        run, revision = str(body.get("run") or ""), str(body.get("revision") or "")
+        return cls(str(body["at"]), run, revision, changes, int(body.get("part") or 0))
 
 
 @dataclass(frozen=True)
@@ -213,7 +217,7 @@ def _theirs(labels: Mapping[str, str]) -> dict[str, str]:
 def lines_of(record: RunRecord) -> list[str]:
     """The record as lines of the ring, each at most PART_BYTES (cut between changes)."""
     head = {"at": record.at, "run": record.run, "revision": record.revision}
-    base = len(_line({**head, "changes": []}))
+    base = len(_line({**head, "part": 999_999, "changes": []}))
     lines: list[str] = []
     part: list[dict[str, Any]] = []
     size = base
@@ -221,12 +225,16 @@ def lines_of(record: RunRecord) -> list[str]:
         body = change.as_json()
         cost = len(_line(body)) + 1
         if part and size + cost > PART_BYTES:
-            lines.append(_line({**head, "changes": part}))
+            lines.append(_part_line(head, len(lines), part))
             part, size = [], base
         part.append(body)
         size += cost
-    lines.append(_line({**head, "changes": part}))
+    lines.append(_part_line(head, len(lines), part))
     return lines
+
+
+def _part_line(head: Mapping[str, str], index: int, changes: list[dict[str, Any]]) -> str:
+    return _line({**head, **({"part": index} if index else {}), "changes": changes})
 
 
 def _line(body: Mapping[str, Any]) -> str:
