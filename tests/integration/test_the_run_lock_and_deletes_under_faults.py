@@ -54,8 +54,9 @@ def test_a_killed_lock_holder_is_waited_for_until_its_lease_expires_then_taken_o
     assert at_once.code == 6, at_once.out + at_once.err
     assert f"/{killed.pid}" in at_once.err
     assert waited.code == 0, waited.err
-    # The killed run got as far as its other chains went before the kill landed (api's
-    # WebApp at least; on a loaded machine more); the next one does exactly the rest.
+    # The killed run got as far as its other chains went before the kill landed (nothing,
+    # when the kill beat every answer, as on a loaded machine; at most all but blog's); the
+    # next one does exactly the rest.
     summary = re.fullmatch(
         r"Apply: (\d+) created, 0 configured, 0 deleted, (\d+) unchanged, 0 skipped, 0 failed",
         waited.out.splitlines()[-1],
@@ -63,7 +64,7 @@ def test_a_killed_lock_holder_is_waited_for_until_its_lease_expires_then_taken_o
     assert summary is not None, waited.out
     created, unchanged = int(summary[1]), int(summary[2])
     assert created + unchanged == 6, waited.out
-    assert 2 <= created <= 5, waited.out  # blog's WebApp and Deployment, at least
+    assert created >= 2, waited.out  # blog's WebApp and Deployment, at least
     assert harness.names("deployments") == ["api", "blog", "shop"]
     assert "holderIdentity" not in lease(harness)
     assert lease(harness)["leaseTransitions"] == 1
