@@ -4,6 +4,10 @@ wait), given as `apply --config FILE`, runs exactly as `apply` with the same set
 DRIFTCTL_* variables does: the same requests, counted by the API server, and the same log,
 event by event.
 
+A run renews its Lease every 10 s it runs (a PUT more each time): on a loaded machine one
+run may take that long and the other not, so renewals are counted apart, each bounded by its
+run's time, and the rest must be equal.
+
 Each run corrects one hand-scaled Deployment (a different one each time: the same one twice
 would be a fight, and its second correction another story), so both send the same kinds of
 request, as many of each.
@@ -15,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,6 +40,9 @@ from tests.support.paths import ROOT
 CRONJOB_SETTINGS = ROOT / "cronjob" / "settings.yaml"
 TOKEN = "tok-5f1c0e77ab"
 RESOURCES = ("webapps", "deployments", "events", "leases", "replicasets", "pods")
+RENEWAL = ("leases", "", "PUT", "resource", "", "200")
+TAKE_AND_RELEASE = 2  # the Lease's PUTs besides its renewals
+RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
 APPS = {"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
 
 
@@ -123,11 +131,16 @@ def test_the_cronjobs_settings_file_runs_as_its_settings_as_variables_do(
             harness.kubectl("scale", f"deployment/{name}", "--replicas=3", "-n", harness.namespace)
             quiet(harness)
             before = request_counts(control_plane)
+            started = time.monotonic()
             ran = apply(env, *args)
+            renewals = int((time.monotonic() - started) // RENEW_EVERY)  # a bound, not a timing
             after = request_counts(control_plane)
             assert ran.returncode == 0, ran.stderr
-            sent = after.service_accounts - before.service_accounts
-            runs.append((delta(before, after, RESOURCES), sent, events(ran.stderr)))
+            counted = delta(before, after, RESOURCES)
+            puts = counted.pop(RENEWAL, 0)
+            assert TAKE_AND_RELEASE <= puts <= TAKE_AND_RELEASE + renewals, (puts, renewals)
+            sent = after.service_accounts - before.service_accounts - (puts - TAKE_AND_RELEASE)
+            runs.append((counted, sent, events(ran.stderr)))
 
     assert any(header.startswith("Basic ") for header in seen), "the token file was read"
     (by_variables, sent, said), (by_file, sent_too, said_too) = runs
