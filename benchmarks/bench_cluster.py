@@ -30,7 +30,6 @@ import contextlib
 import datetime
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -258,16 +257,27 @@ def server_cpu(plane: launcher.ControlPlane) -> float:
     return total
 
 
-def run_process(
-    argv: Sequence[str], log: Path, env: dict[str, str]
-) -> tuple[float, resource.struct_rusage, int]:
-    """Run to the end; (wall seconds, resource usage, exit code) of that process alone."""
-    with log.open("w") as out:
-        started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=out, env=env, cwd=ROOT)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - started
-    return elapsed, usage, os.waitstatus_to_exitcode(status)
+@dataclass(frozen=True)
+class Usage:
+    """What one process used, as wait4(2) told its parent."""
+
+    seconds: float  # wall clock, from its fork to its end
+    cpu_seconds: float  # user and system, its own and its children's
+    rss_kib: int  # its peak resident set, from the spawner's few MiB up
+    code: int
+
+
+SPAWN = Path(__file__).with_name("spawn.py")
+
+
+def run_process(argv: Sequence[str], log: Path, env: dict[str, str]) -> Usage:
+    """Run to the end from a small spawner (benchmarks/spawn.py: this process's peak RSS
+    would be the tool's floor otherwise); what that process alone used."""
+    with log.open("w") as out, tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "usage.json"
+        spawner = [sys.executable, "-S", str(SPAWN), str(report), "--", *argv]
+        subprocess.run(spawner, stdout=out, stderr=out, env=env, cwd=ROOT, check=True)
+        return Usage(**json.loads(report.read_text()))
 
 
 def by_verb(before: Requests, after: Requests) -> dict[str, int]:
@@ -290,21 +300,21 @@ def measure(bench: Bench, turn: Turn, step: str, repetition: int) -> dict[str, A
         server_cpu(bench.plane),
         request_counts(bench.plane),
     )
-    seconds, usage, code = run_process(turn.argv(step), log, tool_environment(turn.extra_env))
+    usage = run_process(turn.argv(step), log, tool_environment(turn.extra_env))
     after, cpu_after = request_counts(bench.plane), server_cpu(bench.plane)
     expected = 1 if step == "drift plan" else 0
-    if code != expected:
+    if usage.code != expected:
         tail = "\n".join(log.read_text().splitlines()[-15:])
-        raise RuntimeError(f"{turn.tool} {step}: exited {code}, expected {expected}:\n{tail}")
+        raise RuntimeError(f"{turn.tool} {step}: exited {usage.code}, expected {expected}:\n{tail}")
     return asdict(
         report.Sample(
             size=turn.fleet.count,
             step=step,
             tool=turn.tool,
             repetition=repetition,
-            seconds=round(seconds, 3),
-            cpu_seconds=round(usage.ru_utime + usage.ru_stime, 3),
-            rss_kib=usage.ru_maxrss,
+            seconds=round(usage.seconds, 3),
+            cpu_seconds=round(usage.cpu_seconds, 3),
+            rss_kib=usage.rss_kib,
             requests=after.service_accounts - before.service_accounts,
             by_verb=by_verb(before, after),
             server_cpu_seconds=round(cpu_after - cpu_before, 2),
