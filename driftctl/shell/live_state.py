@@ -25,8 +25,6 @@ docs/development/benchmarks.md).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -134,21 +132,24 @@ _SHARED_PARTS = (
     ("spec", "template", "spec"),
     ("status",),
 )
+_ANY_TYPES = ("status",)  # see _shared
+_ENTRY_PLACE = ("manager", "operation", "subresource")  # whose tree: compared with its last
 _ENTRY_WORDS = ("manager", "operation", "apiVersion", "time", "fieldsType", "subresource")
 
 
 def share_field_trees(obj: Obj, trees: dict[Any, Any]) -> None:
-    """Hold what is equal across objects once (`trees`: what was seen before, by a digest
-    of its JSON, and words by themselves): each managedFields tree and each of its top two
-    levels, the parts most objects share (_SHARED_PARTS), and the words of managedFields
-    entries and object identities (the informers of watch share them too). Nothing
-    changes a live object afterwards."""
+    """Hold what is equal across objects once (`trees`: what was seen before, and words by
+    themselves): each managedFields tree and each of its top two levels, the parts most
+    objects share (_SHARED_PARTS), and the words of managedFields entries and object
+    identities (the informers of watch share them too). Nothing changes a live object
+    afterwards."""
     meta = obj.get("metadata") or {}
     for entry in meta.get("managedFields") or []:
         if not isinstance(entry, dict):
             continue
         if isinstance(entry.get("fieldsV1"), dict):
-            entry["fieldsV1"] = _shared(entry["fieldsV1"], trees, depth=2)
+            place = ("f", *(str(entry.get(word) or "") for word in _ENTRY_PLACE))
+            entry["fieldsV1"] = _shared(entry["fieldsV1"], trees, place, depth=2)
         for word in _ENTRY_WORDS:
             if isinstance(entry.get(word), str):
                 entry[word] = _word(entry[word], trees)
@@ -164,26 +165,38 @@ def share_field_trees(obj: Obj, trees: dict[Any, Any]) -> None:
         for step in parents:
             holder = holder.get(step) if isinstance(holder, dict) else None
         if isinstance(holder, dict) and isinstance(holder.get(last), dict | list):
-            holder[last] = _shared(holder[last], trees, depth=0)
+            holder[last] = _shared(holder[last], trees, path, depth=0)
 
 
 def _word(text: str, trees: dict[Any, Any]) -> str:
-    word: str = trees.setdefault(text, text)  # a str key: apart from the trees' digests
+    word: str = trees.setdefault(text, text)  # a str key: apart from the parts' keys
     return word
 
 
-def _shared(tree: Any, trees: dict[Any, Any], depth: int) -> Any:
-    # Keyed by a digest of its JSON, not the JSON itself: the table stays small.
-    text = hashlib.blake2b(json.dumps(tree, separators=(",", ":")).encode(), digest_size=16)
-    key = text.digest()
-    if key in trees:
-        return trees[key]
+def _shared(tree: Any, trees: dict[Any, Any], place: tuple[str, ...], depth: int) -> Any:
+    """The part held for `tree`'s value, found without writing it out: first the last part
+    held at its place (the same field of the object before), compared by == (in C); then
+    any part seen, by the hash of its repr, confirmed by ==.
+
+    Python's == takes `1` for `True` and `1.0`; a repr spells each with its type. Only
+    values of one type per field are compared by == alone: field trees (maps of maps),
+    annotations and finalizers (strings), a Deployment's strategy and pod template (typed
+    by the API). A status may be a custom resource's with fields of any type (another
+    CRD than driftctl's, preserving unknown fields): it is found by its repr."""
+    if place != _ANY_TYPES:
+        last = trees.get(place)
+        if last is not None and last == tree:
+            return last
+    key = hash(repr(tree))  # an int key: apart from words and places
+    held = trees.get(key)
+    if held is not None and held == tree:
+        trees[place] = held
+        return held
     if depth > 0 and isinstance(tree, dict):
-        tree = {
-            key: _shared(child, trees, depth - 1) if isinstance(child, dict) else child
-            for key, child in tree.items()
-        }
-    trees[key] = tree
+        for element, child in tree.items():
+            if isinstance(child, dict):
+                tree[element] = _shared(child, trees, (*place, element), depth - 1)
+    trees[key] = trees[place] = tree
     return tree
 
 
