@@ -69,7 +69,21 @@ def is_atomic_struct(plain: PlainPath) -> bool:
 
 def item_element(item: Any, keys: tuple[str, ...]) -> str:
     """The `k:` element of a map-list item, spelled as the API server spells it."""
+    if isinstance(item, dict):
+        try:  # the same few keys recur in every object (a container named "app")
+            return _keyed_element(
+                tuple((name, type(v), v) for name in keys for v in [item.get(name)])
+            )
+        except TypeError:  # a key's value is a map or a list: spelled each time
+            pass
     key = {name: item.get(name) for name in keys} if isinstance(item, dict) else {}
+    return "k:" + json.dumps(key, sort_keys=True, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _keyed_element(fields: tuple[tuple[str, type, Any], ...]) -> str:
+    # Each value with its type: `1`, `1.0` and `true` are equal keys to a cache.
+    key = {name: value for name, _type, value in fields}
     return "k:" + json.dumps(key, sort_keys=True, separators=(",", ":"))
 
 
@@ -82,23 +96,44 @@ def leaves(obj: Obj) -> dict[FieldPath, Any]:
     """Every field an object sets, as field path -> value."""
     out: dict[FieldPath, Any] = {}
     for key, value in obj.items():
-        _walk(value, (key,), (f"f:{key}",), out)
+        _walk(value, (key,), (_MAP_KEY[key],), out)
     return out
 
 
 def _walk(value: Any, plain: PlainPath, path: FieldPath, out: dict[FieldPath, Any]) -> None:
-    if isinstance(value, dict) and value and not is_atomic_struct(plain):
-        for key, child in value.items():
-            _walk(child, (*plain, key), (*path, f"f:{key}"), out)
-    elif isinstance(value, list) and list_kind(plain) is ListKind.MAP:
-        for item in value:
-            element = item_element(item, list_keys(plain))
-            _walk(item, (*plain, ITEM), (*path, element), out)
-    elif isinstance(value, list) and list_kind(plain) is ListKind.SET:
-        for member in value:
-            out[(*path, member_element(member))] = member
-    else:
-        out[path] = value
+    # Every manifest and live object of a plan is walked: the list and struct types are
+    # looked up in place, and each key's `f:` element is spelled once.
+    if isinstance(value, dict):
+        if value and plain not in _ATOMIC_STRUCTS:
+            for key, child in value.items():
+                _walk(child, (*plain, key), (*path, _MAP_KEY[key]), out)
+            return
+    elif isinstance(value, list):
+        keys = _MAP_LISTS.get(plain)
+        if keys is not None:
+            item_plain = (*plain, ITEM)
+            for item in value:
+                _walk(item, item_plain, (*path, item_element(item, keys)), out)
+            return
+        if plain in _SET_LISTS:
+            for member in value:
+                out[(*path, member_element(member))] = member
+            return
+    out[path] = value
+
+
+class _MapKeys(dict[str, str]):
+    """The `f:` element of each map key, spelled once."""
+
+    def __missing__(self, key: str) -> str:
+        if len(self) >= _MAX_MAP_KEYS:  # a long watch meets many label keys: start over
+            self.clear()
+        element = self[key] = f"f:{key}"
+        return element
+
+
+_MAX_MAP_KEYS = 10_000
+_MAP_KEY = _MapKeys()
 
 
 def value_at(obj: Obj, path: FieldPath) -> tuple[bool, Any]:
