@@ -35,11 +35,12 @@ def shard_led(process: Watching) -> int | None:
 
 
 def by_shard(namespace: str, count: int) -> dict[int, list[str]]:
-    """Names of WebApps in `namespace`, three of each of the two shards."""
+    """Names of WebApps in `namespace`, `count` of each of the two shards; of one width, so
+    that no name is the start of another in a log (app-1, app-10)."""
     names: dict[int, list[str]] = {0: [], 1: []}
     n = 0
     while any(len(each) < count for each in names.values()):
-        name = f"app-{n}"
+        name = f"app-{n:03d}"
         shard = shard_of(namespace, name, 2)
         if len(names[shard]) < count:
             names[shard].append(name)
