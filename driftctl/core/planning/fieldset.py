@@ -80,7 +80,7 @@ def item_element(item: Any, keys: tuple[str, ...]) -> str:
     return "k:" + json.dumps(key, sort_keys=True, separators=(",", ":"))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=256)
 def _keyed_element(fields: tuple[tuple[str, type, Any], ...]) -> str:
     # Each value with its type: `1`, `1.0` and `true` are equal keys to a cache.
     key = {name: value for name, _type, value in fields}
