@@ -8,9 +8,10 @@ apply; (4) 1% of the WebApps removed from Git: apply, which prunes (kubectl: `ap
 control plane, same ServiceAccount, the order alternating between repetitions), so each
 driftctl/kubectl ratio comes from two runs made minutes apart under the same load.
 
-Each step is one process, timed by the wall clock, with its CPU time and peak RSS from
-wait4(2), the requests it sent as the API server counted them, the CPU the API server and
-etcd spent meanwhile, and the machine's load average. Results go to
+Each step is one process, started from a small spawner (benchmarks/spawn.py) and timed by
+the wall clock, with its CPU time and peak RSS from wait4(2), the requests it sent as the
+API server counted them, the CPU the API server and etcd spent meanwhile, and the
+machine's load average. Results go to
 benchmarks/results/<date>.json (every figure) and <date>.md (cluster_report), unless
 --no-record.
 
