@@ -4,9 +4,12 @@ wait), given as `apply --config FILE`, runs exactly as `apply` with the same set
 DRIFTCTL_* variables does: the same requests, counted by the API server, and the same log,
 event by event.
 
-A run renews its Lease every 10 s it runs (a PUT more each time): on a loaded machine one
-run may take that long and the other not, so renewals are counted apart, each bounded by its
-run's time, and the rest must be equal.
+Lease writes are counted apart, each run's bounded by its time: a run renews its Lease every
+10 s it runs, and the API server renews its own identity Lease (kube-system/apiserver-...)
+every 10 s whatever runs, a PUT the request counts see whenever one falls within a run. On a
+loaded machine one run may take 10 s and the other not. The rest must be equal: the
+requests by kind and verb, what driftctl's ServiceAccount sent (its own renewals aside), and
+the log.
 
 Each run corrects one hand-scaled Deployment (a different one each time: the same one twice
 would be a fight, and its second correction another story), so both send the same kinds of
@@ -41,8 +44,8 @@ CRONJOB_SETTINGS = ROOT / "cronjob" / "settings.yaml"
 TOKEN = "tok-5f1c0e77ab"
 RESOURCES = ("webapps", "deployments", "events", "leases", "replicasets", "pods")
 RENEWAL = ("leases", "", "PUT", "resource", "", "200")
-TAKE_AND_RELEASE = 2  # the Lease's PUTs besides its renewals
-RENEW_EVERY = 10.0  # seconds: a third of the Lease's 30 s
+TAKE_AND_RELEASE = 2  # the run's Lease PUTs besides its renewals
+RENEW_EVERY = 10.0  # seconds: a third of the run's Lease's 30 s, and the API server's own
 APPS = {"shop": ("nginx:1.27", 1), "blog": ("nginx:1.27", 1), "docs": ("nginx:1.27", 1)}
 
 
@@ -137,14 +140,14 @@ def test_the_cronjobs_settings_file_runs_as_its_settings_as_variables_do(
             after = request_counts(control_plane)
             assert ran.returncode == 0, ran.stderr
             counted = delta(before, after, RESOURCES)
-            puts = counted.pop(RENEWAL, 0)
-            assert TAKE_AND_RELEASE <= puts <= TAKE_AND_RELEASE + renewals, (puts, renewals)
-            sent = after.service_accounts - before.service_accounts - (puts - TAKE_AND_RELEASE)
-            runs.append((counted, sent, events(ran.stderr)))
+            puts = counted.pop(RENEWAL, 0)  # the run's and the API server's own
+            assert TAKE_AND_RELEASE <= puts <= TAKE_AND_RELEASE + 2 * renewals + 1, puts
+            sent = after.service_accounts - before.service_accounts
+            runs.append((counted, (sent, renewals), events(ran.stderr)))
 
     assert any(header.startswith("Basic ") for header in seen), "the token file was read"
-    (by_variables, sent, said), (by_file, sent_too, said_too) = runs
+    (by_variables, (sent, renewed), said), (by_file, (sent_too, renewed_too), said_too) = runs
     assert by_file == by_variables
-    assert sent_too == sent
+    assert abs(sent_too - sent) <= max(renewed, renewed_too)  # the runs' own renewals
     assert said_too == said
     assert said["object info configured Deployment"] == 1, said

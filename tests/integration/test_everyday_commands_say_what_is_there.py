@@ -22,7 +22,7 @@ from tests.support.harness import LOCK_NAMESPACE, Harness
 
 APPS = {"a": ("nginx:1.27", 1), "b": ("nginx:1.27", 1), "c": ("nginx:1.27", 1)}
 READ = ("webapps", "deployments", "leases", "events", "horizontalpodautoscalers")
-# (Leases: driftctl GETs its own; the controller manager renews its leader election.)
+# (Leases: driftctl GETs its own; the API server renews its identity Lease every 10 s.)
 
 
 def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
@@ -57,7 +57,7 @@ def test_status_tells_each_webapps_standing_from_two_lists_and_the_lease(
             ("deployments", "", "LIST"): 1,
             ("leases", "", "GET"): 1,
         }
-        | {  # the controller manager's own leader election in kube-system, not driftctl's
+        | {  # the API server's own identity Lease in kube-system, not driftctl's
             series[:3]: n
             for series, n in delta(before, after, ("leases",)).items()
             if series[2] == "PUT"
