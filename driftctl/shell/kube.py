@@ -1,25 +1,27 @@
-"""The only module that imports the Kubernetes client: connects, sends, retries.
+"""The one way requests reach the API server: sends, retries, lists, streams.
 
 Requests arrive as values (core.api.requests) and leave through `Kube.send`, the single choke
 point: transient failures (connection errors, 429, 500/502/503/504) are retried here and
 nowhere else, with exponential backoff and jitter, within the run's deadline. urllib3's
 own retries are switched off so that no request is sent twice behind this loop's back.
-Answers are parsed as plain JSON, never into the client's typed models (several times
-slower and larger). This module decides nothing about WebApps.
+Requests go out through urllib3, to the server and as the identity
+shell.kube_credentials reads from the kubeconfig; answers are parsed as plain JSON. This
+module decides nothing about WebApps.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+from urllib.parse import quote
+
+import urllib3
 
 from driftctl.core.api.requests import PAGE_SIZE, Kind, Request, list_page, read_page
 from driftctl.core.planning.redaction import masked_text
@@ -33,12 +35,14 @@ from driftctl.core.retries import (
     should_retry,
 )
 from driftctl.errors import ClusterError
+from driftctl.shell.kube_credentials import Connection, connection
 
 REQUEST_TIMEOUT = 30.0
 NEVER_ANSWERED = (
     "the cluster never answered: is it running, and are the kubeconfig and its context the "
     "ones you mean? (A cluster that never answered is not retried.)"
 )
+UNAUTHORIZED = 401
 NOT_FOUND = 404
 GONE = 410
 
@@ -92,76 +96,10 @@ class Deadline:
         return self.seconds - (self.clock() - self.started)
 
 
-def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Any:
-    """An ApiClient for the kubeconfig (as kubectl finds it) or the in-cluster service account."""
-    from kubernetes import client, config  # the client costs ~0.3 s to import: not at CLI start
-    from kubernetes.config.config_exception import ConfigException
-
-    configuration = client.Configuration()
-    in_cluster = kubeconfig is None and context is None and _in_cluster()
-    where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-    if not in_cluster:
-        _check_kubeconfig(where, context)
-    try:
-        if in_cluster:
-            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        else:
-            config.load_kube_config(  # type: ignore[no-untyped-call]
-                config_file=kubeconfig, context=context, client_configuration=configuration
-            )
-    except (ConfigException, OSError) as unusable:
-        raise ClusterError(
-            f"cannot use kubeconfig {where}: {unusable}",
-            hint="pass --kubeconfig/--context, or set KUBECONFIG",
-        ) from None
-    configuration.connection_pool_maxsize = max(pool_size, 1)
-    return client.ApiClient(configuration)
-
-
-def _check_kubeconfig(where: str, context: str | None) -> None:
-    """ClusterError when the kubeconfig files do not exist, or lack `context`: said as such,
-    before the client's own words ("No configuration found") could hide it."""
-    files = [Path(each).expanduser() for each in where.split(os.pathsep) if each]
-    found = [each for each in files if each.exists()]
-    if not found:
-        raise ClusterError(
-            f"kubeconfig {where} does not exist",
-            hint="pass --kubeconfig with the file of your cluster, or set KUBECONFIG",
-        )
-    if context is None:
-        return
-    names = [name for each in found for name in _context_names(each)]
-    if context not in names:
-        raise ClusterError(
-            f"kubeconfig {where} has no context {context!r}",
-            hint=f"its contexts: {', '.join(names) or 'none'} (kubectl config get-contexts)",
-        )
-
-
-def _context_names(path: Path) -> list[str]:
-    """The names of the contexts a kubeconfig file holds (none when it cannot be read: the
-    client says why)."""
-    import yaml
-
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return []
-    contexts = loaded.get("contexts") if isinstance(loaded, dict) else None
-    return [str(each.get("name")) for each in contexts or [] if isinstance(each, dict)]
-
-
-def in_pod(kubeconfig: str | None, context: str | None) -> bool:
-    """Whether `connect` would use the Pod's ServiceAccount (no kubeconfig given or found,
-    in a Pod): then the account a run uses is the caller's own."""
-    return kubeconfig is None and context is None and _in_cluster()
-
-
-def _in_cluster() -> bool:
-    no_kubeconfig = "KUBECONFIG" not in os.environ and not os.path.exists(
-        os.path.expanduser("~/.kube/config")
-    )
-    return no_kubeconfig and "KUBERNETES_SERVICE_HOST" in os.environ
+def connect(kubeconfig: str | None, context: str | None, pool_size: int) -> Connection:
+    """The way to the API server of the kubeconfig (as kubectl finds it) or of the Pod's
+    ServiceAccount (shell.kube_credentials)."""
+    return connection(kubeconfig, context, pool_size)
 
 
 class Kube:
@@ -169,7 +107,7 @@ class Kube:
 
     def __init__(
         self,
-        api: Any,
+        api: Connection,
         deadline: Deadline,
         *,
         backoff: Backoff = API_SERVER,
@@ -191,7 +129,7 @@ class Kube:
     @property
     def host(self) -> str:
         """The API server's URL, as the kubeconfig (or the Pod) names it."""
-        return str(self._api.configuration.host)
+        return self._api.host
 
     def bounded(self, seconds: float) -> Kube:
         """This client with at most `seconds` left for its retries (a Lease renewal must end
@@ -218,6 +156,7 @@ class Kube:
         """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures
         (not a connection refused before the API server ever answered: core.retries)."""
         attempt = 0
+        renewed = False
         while True:
             status, headers, body, connected = self._send_once(request)
             if status != CONNECTION_FAILED:
@@ -227,6 +166,9 @@ class Kube:
             if 200 <= status < 300:
                 self._answered(request, body)
                 return body
+            if status == UNAUTHORIZED and not renewed and self._api.forget():
+                renewed = True  # a rotated token, a revoked plugin credential: fetched anew
+                continue
             delay = self._backoff.delay(
                 attempt, self._jitter(), retry_after_seconds(headers.get("retry-after"))
             )
@@ -261,30 +203,21 @@ class Kube:
             f"({self.deadline.seconds:g}s) leaves no time for another try"
         )
 
-    def _prepared(self, request: Request) -> tuple[str, str, dict[str, str]]:
-        """(method, URL, headers) of a request, counted as sent. param_serialize adds
-        authentication (and refreshes exec-plugin tokens); the bytes go out through the
-        client's TLS-configured pool as they are, because its REST layer re-encodes bodies
-        by content type."""
+    def _prepared(self, request: Request) -> tuple[str, str, urllib3.HTTPHeaderDict]:
+        """(method, URL, headers) of a request, counted as sent: the connection's headers
+        (who asks: a token read or fetched when due) and the request's own."""
         self.sent[request.method] += 1
-        method, url, headers, _, _ = self._api.param_serialize(
-            request.method,
-            request.path,
-            query_params=list(request.query),
-            header_params=_headers(request),
-            auth_settings=["BearerToken"],
-        )
-        return str(method), str(url), dict(headers)
+        headers = self._api.headers()
+        headers.update(_headers(request))
+        return request.method, self._api.host + request.path + _query(request), headers
 
     def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any], bool]:
         """(status, headers with lowercase names, JSON body, whether a connection was made);
         status 0 when no answer came."""
-        import urllib3
-
         method, url, headers = self._prepared(request)
         timeout = max(min(REQUEST_TIMEOUT, self.deadline.remaining()), 0.1)
         try:
-            answer = self._api.rest_client.pool_manager.request(
+            answer = self._api.pool.request(
                 method,
                 url,
                 body=request.body,
@@ -293,13 +226,12 @@ class Kube:
                 retries=False,
             )
         except urllib3.exceptions.HTTPError as failed:
-            server = self._api.configuration.host
-            body = {"message": f"{server} unreachable: {_reason(failed)}"}
+            body = {"message": f"{self._api.host} unreachable: {_reason(failed)}"}
             return CONNECTION_FAILED, {}, body, not _not_connected(failed)
         # Header names are case-insensitive, and proxies in front of API servers may send
         # them lowercase: look them up lowercase.
-        headers = {name.lower(): value for name, value in answer.headers.items()}
-        return answer.status, headers, _parse(answer.data), True
+        said = {name.lower(): value for name, value in answer.headers.items()}
+        return answer.status, said, _parse(answer.data), True
 
     def list_all(
         self,
@@ -363,12 +295,10 @@ class Kube:
         ends it; ApiError when it is refused (410 Gone included), and when the connection
         fails or stays silent for `idle_seconds` (status 0). Not retried here: the watcher
         starts again from where it was."""
-        import urllib3
-
         method, url, headers = self._prepared(request)
-        server = self._api.configuration.host
+        server = self._api.host
         try:
-            answer = self._api.rest_client.pool_manager.request(
+            answer = self._api.pool.request(
                 method,
                 url,
                 headers=headers,
@@ -389,8 +319,6 @@ class Kube:
 
 def _lines(answer: Any, request: Request, server: str) -> Iterator[dict[str, Any]]:
     """Each complete line of a streamed answer, parsed."""
-    import urllib3
-
     pending = b""
     try:
         for chunk in answer.stream(65536):
@@ -406,10 +334,15 @@ def _lines(answer: Any, request: Request, server: str) -> Iterator[dict[str, Any
 
 def _not_connected(failed: Exception) -> bool:
     """Whether no connection could be made at all: refused, an unknown host, TLS refused."""
-    import urllib3
-
     errors = urllib3.exceptions
     return isinstance(failed, errors.NewConnectionError | errors.SSLError | errors.ProxyError)
+
+
+def _query(request: Request) -> str:
+    """The query string, each value quoted (a selector's `=` and `,`; `/` kept)."""
+    if not request.query:
+        return ""
+    return "?" + "&".join(f"{key}={quote(value)}" for key, value in request.query)
 
 
 def _headers(request: Request) -> dict[str, str]:

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from kubernetes import client
 
 from driftctl.core.api import requests as r
+from driftctl.core.api.kubeconfig import Endpoint
 from driftctl.core.retries import (
     API_SERVER,
     CONNECTION_FAILED,
@@ -27,6 +27,7 @@ from driftctl.core.retries import (
     should_retry,
 )
 from driftctl.shell.kube import ApiError, Deadline, Kube
+from driftctl.shell.kube_credentials import Connection
 from tests.support.clock import FakeTime
 
 RETRIED = [CONNECTION_FAILED, 429, 500, 502, 503, 504]
@@ -235,7 +236,7 @@ def serve() -> Iterator[Any]:
 
 
 def kube_at(url: str, time: FakeTime, timeout: float = 300.0) -> Kube:
-    api = client.ApiClient(client.Configuration(host=url))
+    api = Connection(Endpoint(server=url, source="a test"), pool_size=2)
     return Kube(api, Deadline(timeout, clock=time.clock), sleep=time.sleep, jitter=lambda: 0.5)
 
 

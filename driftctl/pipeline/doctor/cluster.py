@@ -29,7 +29,8 @@ from driftctl.pipeline.runs import lock_namespace_exists
 from driftctl.render.manifests import diff_text
 from driftctl.settings import Cluster, Doctor
 from driftctl.settings.install import Form
-from driftctl.shell.kube import ApiError, Kube, in_pod
+from driftctl.shell.kube import ApiError, Kube
+from driftctl.shell.kube_credentials import in_pod
 from driftctl.shell.live_state import fetch_crd
 from driftctl.shell.lock import read_lease
 
