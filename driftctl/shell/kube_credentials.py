@@ -11,7 +11,9 @@ then and only then (it costs 0.3 s and 20 MiB to import).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import ipaddress
 import json
 import os
 import ssl
@@ -20,6 +22,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,15 +147,34 @@ class Connection:
 
 def connection(kubeconfig: str | None, context: str | None, pool_size: int) -> Connection:
     """The Connection of the kubeconfig (as kubectl finds it) or of the Pod's ServiceAccount."""
+    provider = None
     if in_pod(kubeconfig, context):
         host = os.environ["KUBERNETES_SERVICE_HOST"]
         port = os.environ.get("KUBERNETES_SERVICE_PORT", "443")
-        return Connection(k.in_cluster(host, port), pool_size)
-    where = kubeconfig or os.environ.get("KUBECONFIG") or DEFAULT_KUBECONFIG
-    files = read_kubeconfigs(where)
-    endpoint = k.resolve(files, context)
-    provider = _provider(kubeconfig, context) if endpoint.auth_provider is not None else None
+        endpoint = k.in_cluster(host, port)
+    else:
+        where = kubeconfig or os.environ.get("KUBECONFIG") or DEFAULT_KUBECONFIG
+        endpoint = k.resolve(read_kubeconfigs(where), context)
+        if endpoint.auth_provider is not None:
+            provider = _provider(kubeconfig, context)
+    if endpoint.proxy_url is None:
+        endpoint = dataclasses.replace(endpoint, proxy_url=environment_proxy(endpoint.server))
     return Connection(endpoint, pool_size, provider=provider)
+
+
+def environment_proxy(server: str) -> str | None:
+    """The proxy HTTPS_PROXY (or HTTP_PROXY, for an http server) names for `server`, as
+    kubectl takes it: none for a host NO_PROXY names, nor for localhost or a loopback
+    address."""
+    parts = urllib.parse.urlsplit(server)
+    host = parts.hostname or ""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback or urllib.request.proxy_bypass(parts.netloc):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
 
 
 def read_kubeconfigs(where: str) -> list[tuple[str, Any]]:

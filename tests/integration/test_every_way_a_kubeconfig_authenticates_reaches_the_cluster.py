@@ -13,7 +13,8 @@ is what the kubeconfig means:
 - a token file, written relative to the kubeconfig, authenticates;
 - `tls-server-name` is the name the server's certificate is checked against (one of its
   names passes, another is refused), and `insecure-skip-tls-verify` skips the check;
-- two files on KUBECONFIG merge: a context in the first, its cluster and user in the second.
+- two files on KUBECONFIG merge: a context in the first, its cluster and user in the second;
+- `proxy-url` sends every request through that proxy (a CONNECT tunnel on loopback).
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
+import socket
+import socketserver
 import stat
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +314,66 @@ def test_two_kubeconfig_files_merge_as_kubectl_merges_them(apps: Harness, tmp_pa
     )
 
     assert planned(Ran(done.returncode, done.stdout, done.stderr)), done
+
+
+class _Tunnel(socketserver.BaseRequestHandler):
+    """One CONNECT: to a loopback port only; the bytes relayed both ways until one closes."""
+
+    server: _ConnectProxy
+
+    def handle(self) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.request.recv(4096)
+            if not chunk:
+                return
+            head += chunk
+        verb, target, _ = head.split(b"\r\n", 1)[0].decode().split(" ", 2)
+        host, port = target.rsplit(":", 1)
+        if verb != "CONNECT" or host != "127.0.0.1":
+            self.request.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")
+            return
+        self.server.tunnels.append(target)
+        with socket.create_connection((host, int(port))) as upstream:
+            self.request.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            ends = [self.request, upstream]
+            while True:
+                ready, _, _ = select.select(ends, [], [], 30)
+                if not ready:
+                    return
+                for end in ready:
+                    data = end.recv(65536)
+                    if not data:
+                        return
+                    (upstream if end is self.request else self.request).sendall(data)
+
+
+class _ConnectProxy(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    tunnels: list[str]
+
+
+@pytest.fixture
+def connect_proxy() -> Iterator[_ConnectProxy]:
+    proxy = _ConnectProxy(("127.0.0.1", 0), _Tunnel)
+    proxy.tunnels = []
+    thread = threading.Thread(target=proxy.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield proxy
+    proxy.shutdown()
+    proxy.server_close()
+
+
+def test_a_proxy_url_carries_every_request(
+    apps: Harness, tmp_path: Path, connect_proxy: _ConnectProxy
+) -> None:
+    config = config_of(apps.kubeconfig)
+    cluster = config["clusters"][0]["cluster"]
+    cluster["proxy-url"] = f"http://127.0.0.1:{connect_proxy.server_address[1]}"
+
+    ran = plan(apps, written(tmp_path, config))
+
+    assert planned(ran), ran
+    server = cluster["server"].removeprefix("https://")
+    assert connect_proxy.tunnels, "no request went through the proxy"
+    assert set(connect_proxy.tunnels) == {server}

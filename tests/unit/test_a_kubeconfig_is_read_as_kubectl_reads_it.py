@@ -852,3 +852,27 @@ def test_a_legacy_auth_providers_token_comes_from_the_official_clients_loader(
 
     assert connection.endpoint.auth_provider == provider
     assert connection.headers()["Authorization"] == f"Bearer {id_token}"
+
+
+@pytest.mark.parametrize(
+    ("server", "proxy"),
+    [
+        ("https://api.example.com:6443", "http://proxy.example.com:3128"),
+        ("https://10.0.0.1:443", "http://proxy.example.com:3128"),
+        ("https://k8s.internal.example:443", None),  # NO_PROXY names its domain
+        ("https://kubernetes.default.svc", None),  # and this suffix
+        ("https://127.0.0.1:6443", None),  # loopback is never proxied, as with kubectl
+        ("https://localhost:6443", None),
+        ("https://[::1]:6443", None),
+        ("http://api.example.com", None),  # no HTTP_PROXY is set
+    ],
+)
+def test_the_environments_proxy_is_used_as_kubectl_uses_it(
+    monkeypatch: pytest.MonkeyPatch, server: str, proxy: str | None
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example.com:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.example,.svc")
+
+    assert kube_credentials.environment_proxy(server) == proxy
