@@ -1,8 +1,14 @@
 """Field paths (core.planning.fieldset) spell each element as the API server's managedFields
 do, however often an element recurs: a map-list item's key with its value's own JSON type,
-`f:` for every map key, the fields of an object in their order."""
+`f:` for every map key, the fields of an object in their order; one field a manager owns
+is found as the whole set of its fields holds it."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from driftctl.core.planning import fieldset as fs
 
@@ -51,3 +57,33 @@ def test_the_leaves_of_a_deployment_follow_its_fields_in_order() -> None:
             "nginx",
         ),
     ]
+
+
+_ELEMENTS = st.sampled_from(["f:spec", "f:replicas", "f:template", 'k:{"name":"app"}', "."])
+_TREES: st.SearchStrategy[Any] = st.recursive(
+    st.just({}) | st.none(),
+    lambda children: st.dictionaries(_ELEMENTS, children, max_size=4),
+    max_leaves=12,
+)
+_ENTRIES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "manager": st.sampled_from(["driftctl", "kubectl"]),
+            "operation": st.sampled_from(["Apply", "Update"]),
+            "apiVersion": st.sampled_from(["apps/v1", "apps/v1beta1"]),
+            "fieldsV1": _TREES,
+        }
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ENTRIES, st.lists(st.sampled_from(["f:spec", "f:replicas", "f:template"]), max_size=3))
+def test_one_owned_field_is_found_as_the_whole_set_holds_it(
+    entries: list[dict[str, object]], path: list[str]
+) -> None:
+    deployment = {"apiVersion": "apps/v1", "metadata": {"managedFields": entries}}
+    owned = fs.owned_fields(deployment, "driftctl", "apps/v1")
+
+    assert fs.owns_field(deployment, "driftctl", "apps/v1", tuple(path)) == (tuple(path) in owned)

@@ -85,5 +85,7 @@ def _replicas_moved(app: WebApp, live: LiveState, manager: str) -> bool:
     if deployment is None:
         return False
     replicas = (deployment.get("spec") or {}).get("replicas")
-    owned = fs.owned_fields(deployment, manager, str(deployment.get("apiVersion", "")))
-    return replicas != app.spec.replicas or REPLICAS not in owned
+    version = str(deployment.get("apiVersion", ""))
+    return replicas != app.spec.replicas or not fs.owns_field(
+        deployment, manager, version, REPLICAS
+    )

@@ -231,6 +231,27 @@ def owned_fields(
     return frozenset(owned)
 
 
+def owns_field(
+    obj: Obj, manager: str, api_version: str, path: FieldPath, subresource: str = ""
+) -> bool:
+    """Whether `path` is one of `owned_fields(obj, ...)`, found by following `path` in each
+    Apply entry's tree rather than listing every field the trees hold."""
+    if not path:  # the root is no field
+        return False
+    for entry in managed_entries(obj):
+        if not _is_apply_entry(entry, manager, api_version, subresource):
+            continue
+        node: Any = entry.get("fieldsV1") or {}
+        for element in path:
+            node = node.get(element) if isinstance(node, dict) else None
+            if node is None:
+                break
+        else:
+            if not isinstance(node, dict) or all(key == "." for key in node):
+                return True
+    return False
+
+
 def _is_apply_entry(entry: Obj, manager: str, api_version: str, subresource: str) -> bool:
     return (
         entry.get("manager") == manager
