@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from driftctl.core.planning import fieldset as fs
@@ -78,7 +78,12 @@ _ENTRIES = st.lists(
 )
 
 
+_APPLY = {"manager": "driftctl", "operation": "Apply", "apiVersion": "apps/v1"}
+
+
 @settings(max_examples=400, deadline=None)
+@example([{**_APPLY, "fieldsV1": {"f:replicas": None}}], ["f:replicas"])  # any leaf value
+@example([{**_APPLY, "fieldsV1": {"f:spec": {".": {}, "f:replicas": {}}}}], ["f:spec"])
 @given(_ENTRIES, st.lists(st.sampled_from(["f:spec", "f:replicas", "f:template"]), max_size=3))
 def test_one_owned_field_is_found_as_the_whole_set_holds_it(
     entries: list[dict[str, object]], path: list[str]

@@ -243,9 +243,9 @@ def owns_field(
             continue
         node: Any = entry.get("fieldsV1") or {}
         for element in path:
-            node = node.get(element) if isinstance(node, dict) else None
-            if node is None:
+            if not isinstance(node, dict) or element not in node:
                 break
+            node = node[element]  # a leaf may be any value (tree_paths takes it for {})
         else:
             if not isinstance(node, dict) or all(key == "." for key in node):
                 return True
