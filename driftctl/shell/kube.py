@@ -3,8 +3,9 @@
 Requests arrive as values (core.api.requests) and leave through `Kube.send`, the single choke
 point: transient failures (connection errors, 429, 500/502/503/504) are retried here and
 nowhere else, with exponential backoff and jitter, within the run's deadline. urllib3's
-own retries are switched off so that no request is sent twice behind this loop's back.
-Requests go out through urllib3, to the server and as the identity
+own retries are switched off so that no request is sent twice behind this loop's back; a
+401 has the credential fetched again once (a rotated token, a plugin's revoked one). The
+bytes go out through urllib3 to the server, and as the identity, that
 shell.kube_credentials reads from the kubeconfig; answers are parsed as plain JSON. This
 module decides nothing about WebApps.
 """

@@ -40,7 +40,6 @@ import pytest
 import yaml
 from kubernetes import client, config
 
-from driftctl.core.api import kubeconfig
 from driftctl.core.api.kubeconfig import (
     Endpoint,
     ExecPlugin,
@@ -185,7 +184,10 @@ def test_the_contexts_are_named_in_the_order_of_the_files() -> None:
         ("/a/one", document(contexts={"b": {"cluster": "k"}, "a": {"cluster": "k"}})),
         ("/a/two", document(contexts={"a": {"cluster": "x"}, "c": {"cluster": "k"}})),
     ]
-    assert kubeconfig.context_names(files) == ["b", "a", "c"]
+    with pytest.raises(KubeconfigError) as refused:
+        resolve(files, "z")
+
+    assert refused.value.hint == "its contexts: b, a, c (kubectl config get-contexts)"
 
 
 def test_a_missing_context_is_refused_with_the_files_and_their_contexts() -> None:

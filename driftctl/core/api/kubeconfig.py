@@ -125,11 +125,6 @@ class _Merged:
 _SECTIONS = {"clusters": "cluster", "users": "user", "contexts": "context"}
 
 
-def context_names(files: Sequence[tuple[str, Any]]) -> list[str]:
-    """The contexts the files name, in order (kubectl config get-contexts)."""
-    return _merge(files).names("contexts")
-
-
 def resolve(files: Sequence[tuple[str, Any]], context: str | None) -> Endpoint:
     """The Endpoint of `context` (or the current one) in the files, each (path, document)."""
     merged = _merge(files)
