@@ -30,6 +30,7 @@ from driftctl.core.retries import Backoff
 from driftctl.core.source.model import Place
 from driftctl.core.watch.changes import place_of
 from driftctl.shell.kube import GONE, ApiError, Deadline, Kube
+from driftctl.shell.kube_credentials import Connection
 from driftctl.shell.live_state import share_field_trees
 
 Obj = dict[str, Any]
@@ -85,7 +86,9 @@ class Running:
 class KindInformer:
     """The objects of one kind in one scope, kept equal to the cluster's."""
 
-    def __init__(self, api: Any, watched: Watched, listener: Listener, running: Running) -> None:
+    def __init__(
+        self, api: Connection, watched: Watched, listener: Listener, running: Running
+    ) -> None:
         self._api, self.kind, self._namespace = api, watched.kind, watched.namespace
         self._selector, self._keep = watched.selector, watched.keep
         self._changed, self._elsewhere = listener.changed, listener.elsewhere

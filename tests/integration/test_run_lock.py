@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
+from pathlib import Path
 
 from driftctl import conventions as c
 from tests.support.builders import webapp
-from tests.support.harness import LOCK_NAMESPACE, Harness, eventually
+from tests.support.faultproxy import Fault, FaultProxy, Hold
+from tests.support.harness import LOCK_NAMESPACE, Harness
 
 
 def hold_lock(harness: Harness, holder: str, renewed_seconds_ago: int, duration: int) -> None:
@@ -82,18 +85,32 @@ def test_unlock_breaks_a_stale_lock_and_says_whose_it_was(harness: Harness) -> N
     assert lease_holder(harness) is None
 
 
-def test_of_two_concurrent_applies_the_second_waits_then_exits_6(harness: Harness) -> None:
+def test_of_two_concurrent_applies_the_second_waits_then_exits_6(
+    harness: Harness, fault_proxy: FaultProxy, proxied_kubeconfig: Path
+) -> None:
     harness.declare({f"app-{i:03d}": ("nginx:1.27", 1) for i in range(150)})
-    first = harness.start("apply", "--concurrency", "1")
-    # The second starts only once the first holds the Lease (its holder names its pid).
-    assert eventually(lambda: (lease_holder(harness) or "").endswith(f"/{first.pid}"), 60)
+    # The first holds the Lease and stays held at its first write (a real server-side
+    # apply, kept waiting by the proxy) until the second has given up: how fast the first
+    # would otherwise finish decides nothing.
+    hold = Hold()
+    fault_proxy.inject(Fault(hold, method="PATCH", path=f"/{c.PLURAL}/", dry_run=False))
+    first = dataclasses.replace(harness, kubeconfig=proxied_kubeconfig).start(
+        "apply", "--concurrency", "1"
+    )
+    try:
+        assert hold.held.wait(60), "the first apply never wrote"
+        assert (lease_holder(harness) or "").endswith(f"/{first.pid}")
 
-    second = harness.driftctl("apply", "--lock-timeout", "1")
+        second = harness.driftctl("apply", "--lock-timeout", "1")
+        written_meanwhile = harness.names("webapps")
+    finally:
+        hold.release(forward=True)
     out, err = first.communicate(timeout=300)
 
     assert second.code == 6, second.out + second.err
     assert "is held by " in second.err
     assert f"/{first.pid}" in second.err
+    assert written_meanwhile == []  # the second wrote nothing; the first was held
     assert first.returncode == 0, err
     assert out.splitlines()[-1].startswith("Apply: 300 created")
 

@@ -11,9 +11,8 @@ are real server-side applies; what it holds is read right after the write's answ
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
-
-from kubernetes import client
 
 from driftctl import conventions as c
 from driftctl.core.api import requests as r
@@ -23,6 +22,7 @@ from driftctl.pipeline.watch.metrics import WatchMetrics
 from driftctl.pipeline.watch.setup import Runtime
 from driftctl.settings import WHOLE, Cluster
 from driftctl.shell.apply import Progress
+from driftctl.shell.kube import connect
 from tests.support.harness import Harness, eventually
 
 NAMES = [f"app-{n}" for n in range(10)]  # each released right after the other
@@ -42,12 +42,14 @@ def deployment(harness: Harness, name: str, instance: str | None) -> dict[str, A
 
 
 def test_a_write_that_takes_the_instance_label_away_is_not_remembered_as_ours(
-    harness: Harness, kube_client: client.ApiClient
+    harness: Harness, kubeconfig: Path
 ) -> None:
     stop = threading.Event()
     cluster = Cluster(instance=harness.instance, namespaces=(harness.namespace,))
     runtime = Runtime({}, lambda line: None, lambda line: None, Progress(), stop)
-    feed = Feed(kube_client, cluster, WHOLE, runtime, WatchMetrics())
+    feed = Feed(
+        connect(str(kubeconfig), None, pool_size=8), cluster, WHOLE, runtime, WatchMetrics()
+    )
     places = {Place(harness.namespace, name) for name in NAMES}
     held: list[dict[str, Any] | None] = []
     try:

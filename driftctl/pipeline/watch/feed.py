@@ -42,6 +42,7 @@ from driftctl.pipeline.watch.setup import Runtime
 from driftctl.settings import Cluster, Shard
 from driftctl.shell.informer import KindInformer, Listener, Running, Watched
 from driftctl.shell.kube import Deadline, Kube
+from driftctl.shell.kube_credentials import Connection
 
 Obj = dict[str, Any]
 Queue = Callable[[Place, Urgency], None]
@@ -51,7 +52,12 @@ class Feed:
     """The informers of one leading process, its census, and the filter of its own writes."""
 
     def __init__(
-        self, api: Any, cluster: Cluster, shard: Shard, runtime: Runtime, metrics: WatchMetrics
+        self,
+        api: Connection,
+        cluster: Cluster,
+        shard: Shard,
+        runtime: Runtime,
+        metrics: WatchMetrics,
     ) -> None:
         self._api, self._cluster, self._runtime, self._metrics = api, cluster, runtime, metrics
         self._shard = shard

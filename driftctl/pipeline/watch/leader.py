@@ -39,6 +39,7 @@ from driftctl.settings import Shard, WatchRequest
 from driftctl.shell import probes
 from driftctl.shell.apply import Progress
 from driftctl.shell.kube import Deadline, Kube, connect
+from driftctl.shell.kube_credentials import Connection
 from driftctl.shell.lock import RunLock
 
 STANDBY_POLL = 2.0  # seconds between a standby's looks at the Lease
@@ -89,7 +90,7 @@ class Controller:
     def __init__(
         self,
         setup: WatchRequest,
-        api: Any,
+        api: Connection,
         desired: DesiredState,
         runtime: Runtime,
         *,
@@ -203,7 +204,7 @@ class Leading:
     def __init__(
         self,
         setup: WatchRequest,
-        api: Any,
+        api: Connection,
         desired: DesiredState,
         runtime: Runtime,
         *,
