@@ -29,6 +29,8 @@ def main(arguments: list[str]) -> int:
     if pid == 0:
         try:
             os.execvp(argv[0], argv)
+        except OSError as failed:  # the shell's way: say why, exit 127
+            print(f"spawn.py: cannot run {argv[0]}: {failed.strerror}", file=sys.stderr)
         finally:
             os._exit(127)
     _pid, status, usage = os.wait4(pid, 0)

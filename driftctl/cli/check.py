@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import NoReturn
 
 import click
@@ -55,12 +56,12 @@ def check(ctx: click.Context, *, request: CheckRequest, output: str) -> None:
     if request.check.targets:
         _across(ctx, request, output)
     report = pre_merge.check(request, environ=os.environ, notice=TextLog(style()).retry)
-    if output in ("json", "yaml"):
-        click.echo(as_format(check_render.check_json(report), output), nl=False)
-    elif output == "markdown":
-        click.echo(check_render.check_markdown(report, request.check.max_bytes), nl=False)
-    else:
-        click.echo(check_render.check_text(report, style()), nl=False)
+    _echo(
+        output,
+        lambda: check_render.check_json(report),
+        lambda: check_render.check_markdown(report, request.check.max_bytes),
+        lambda: check_render.check_text(report, style()),
+    )
     ctx.exit(report.exit_code)
 
 
@@ -70,10 +71,25 @@ def _across(ctx: click.Context, request: CheckRequest, output: str) -> NoReturn:
     from driftctl.render import check as check_render
 
     report = pre_merge.across_targets(request, environ=os.environ, notice=TextLog(style()).retry)
-    if output in ("json", "yaml"):
-        click.echo(as_format(check_render.targets_json(report), output), nl=False)
-    elif output == "markdown":
-        click.echo(check_render.targets_markdown(report, request.check.max_bytes), nl=False)
-    else:
-        click.echo(check_render.targets_text(report, style()), nl=False)
+    _echo(
+        output,
+        lambda: check_render.targets_json(report),
+        lambda: check_render.targets_markdown(report, request.check.max_bytes),
+        lambda: check_render.targets_text(report, style()),
+    )
     ctx.exit(report.exit_code)
+
+
+def _echo(
+    output: str,
+    as_json: Callable[[], str],
+    as_markdown: Callable[[], str],
+    as_text: Callable[[], str],
+) -> None:
+    """The report in the format asked for: its JSON (or the same as YAML), Markdown, or text."""
+    if output in ("json", "yaml"):
+        click.echo(as_format(as_json(), output), nl=False)
+    elif output == "markdown":
+        click.echo(as_markdown(), nl=False)
+    else:
+        click.echo(as_text(), nl=False)

@@ -37,16 +37,15 @@ def records(lines: Iterable[str]) -> list[RunRecord]:
         if record is None:
             continue
         last = out[-1] if out else None
-        same = last is not None and (last.at, last.run, last.revision) == (
-            record.at,
-            record.run,
-            record.revision,
-        )
-        if last is not None and same and record.part:
+        if last is not None and record.part and _same_run(last, record):
             out[-1] = RunRecord(last.at, last.run, last.revision, last.changes + record.changes)
         else:
             out.append(record)
     return out
+
+
+def _same_run(one: RunRecord, other: RunRecord) -> bool:
+    return (one.at, one.run, one.revision) == (other.at, other.run, other.revision)
 
 
 def _after(record: RunRecord, cutoff: datetime.datetime | None) -> bool:
