@@ -320,6 +320,7 @@ def measure(bench: Bench, turn: Turn, step: str, repetition: int) -> dict[str, A
             by_verb=by_verb(before, after),
             server_cpu_seconds=round(cpu_after - cpu_before, 2),
             load=round(load, 2),
+            etcd_lists=after.etcd_lists - before.etcd_lists,
         )
     )
 

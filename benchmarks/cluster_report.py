@@ -77,6 +77,9 @@ class Sample:
     by_verb: dict[str, int]  # "<resource> <verb>[ dry-run]": count (every client)
     server_cpu_seconds: float  # kube-apiserver + etcd CPU meanwhile
     load: float  # 1-minute load average at the start
+    # LIST requests the API server sent etcd for WebApps and Deployments meanwhile (its
+    # watch cache could not answer them); None in records made before it was counted.
+    etcd_lists: int | None = None
 
 
 @dataclass(frozen=True)
@@ -349,6 +352,26 @@ def verb_table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def etcd_table(data: dict[str, Any]) -> list[str]:
+    """LIST requests the API server sent etcd during each step, per repetition."""
+    every = samples(data)
+    if all(sample.etcd_lists is None for sample in every):
+        return ["Not counted in this record."]
+    lines = ["| N | step | driftctl | kubectl | paged LIST |", "|---:|---|---|---|---|"]
+    for size, step in dict.fromkeys((s.size, s.step) for s in every):
+        counted = [
+            ", ".join(
+                str(s.etcd_lists)
+                for s in every
+                if (s.size, s.step, s.tool) == (size, step, tool) and s.etcd_lists is not None
+            )
+            or "-"
+            for tool in ("driftctl", "kubectl", FLOOR)
+        ]
+        lines.append(f"| {size:,} | {step} | {' | '.join(counted)} |")
+    return lines
+
+
 def cpu_model() -> str:
     with open("/proc/cpuinfo") as cpuinfo:
         for line in cpuinfo:
@@ -422,6 +445,11 @@ METHOD = """\
 - driftctl does more than kubectl per apply: a run lock (Lease), each changed WebApp's
   status, Events (at most one per WebApp, at most --max-events per run); its plan is exact
   (server-side dry-runs), as `kubectl diff` is.
+- LISTs sent to etcd: deltas of `etcd_request_duration_seconds_count` (operations list*) for
+  WebApps and Deployments, any client: the pages the API server's watch cache could not
+  answer. A paged LIST's later pages go to etcd once a compaction (every 5 minutes) passed
+  with no change of the kind (benchmarks/list_after_compaction.py), and cost the server more
+  than the cache's answers: where the compactions fall moves a step's figures.
 - Seconds: wall clock of the process, median (range); ratio: driftctl/kubectl of the two
   runs of one repetition, median (range). CPU: the process's user + system time; server
   CPU: kube-apiserver + etcd during the step (both tools' steps run alone). MiB: peak RSS
@@ -488,6 +516,10 @@ def markdown(data: dict[str, Any]) -> str:
         "## A no-drift plan beside its floor: the same LIST pages, read and not decoded",
         "",
         *floor_table(data),
+        "",
+        "## LIST requests the API server sent etcd (its watch cache could not answer them)",
+        "",
+        *etcd_table(data),
         "",
         "## Requests by verb (first repetition)",
         "",

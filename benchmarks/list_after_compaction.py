@@ -13,10 +13,10 @@ A streamed list (a WATCH with sendInitialEvents=true, ended by the bookmark anno
 k8s.io/initial-events-end) is answered from the cache whatever the compactions.
 
 This starts a control plane whose API server compacts every 15 s, writes 1,000 WebApps,
-and counts the LIST requests the API server sends etcd for WebApps
-(etcd_request_duration_seconds_count) while a paged LIST of 10 pages, then a streamed
-list, reads them: at once, after 40 s with no event, right after one WebApp changed, and
-40 s later again. Nothing here asserts; it prints what it saw.
+and counts the LIST requests the API server sends etcd for WebApps (its
+etcd_request_duration_seconds_count: tests/support/control_plane.py) while a paged LIST of
+10 pages, then a streamed list, reads them: at once, after 40 s with no event, right after
+one WebApp changed, and 40 s later again. Nothing here asserts; it prints what it saw.
 
 Run: `.venv/bin/python -m benchmarks.list_after_compaction` (about two minutes).
 """
@@ -24,7 +24,6 @@ Run: `.venv/bin/python -m benchmarks.list_after_compaction` (about two minutes).
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import tempfile
 import time
@@ -34,26 +33,18 @@ from pathlib import Path
 
 from driftctl import conventions as c
 from tests.controlplane import launcher
+from tests.support.control_plane import request_counts
 
 CRD_FILE = Path(__file__).resolve().parents[1] / "specs" / "webapp-crd.yaml"
 COMPACTION = "--etcd-compaction-interval=15s"
 COUNT, PAGE = 1000, 100
 COLLECTION = f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"
 SELECTOR = "bench=compaction"
-_ETCD_COUNT = re.compile(r"^etcd_request_duration_seconds_count\{(.*)\} (\S+)$")
 
 
-def etcd_lists(plane: launcher.ControlPlane) -> float:
-    """LIST requests the API server has sent etcd for WebApps so far."""
-    code, body = launcher.get(plane.folder, plane.server, "/metrics", timeout=30)
-    if code != 200:
-        raise RuntimeError(f"/metrics: {code}")
-    total = 0.0
-    for line in body.splitlines():
-        found = _ETCD_COUNT.match(line)
-        if found and c.PLURAL in found.group(1) and 'operation="list' in found.group(1):
-            total += float(found.group(2))
-    return total
+def etcd_lists(plane: launcher.ControlPlane) -> int:
+    """LIST requests the API server has sent etcd for WebApps (and Deployments) so far."""
+    return request_counts(plane).etcd_lists
 
 
 def paged_list(plane: launcher.ControlPlane) -> int:
@@ -102,8 +93,8 @@ def look(plane: launcher.ControlPlane, moment: str) -> None:
     added = streamed_list(plane)
     after = etcd_lists(plane)
     print(
-        f"{moment}: paged LIST, {pages} pages, {between - before:.0f} sent to etcd; "
-        f"streamed list, {added} objects, {after - between:.0f} sent to etcd",
+        f"{moment}: paged LIST, {pages} pages, {between - before} sent to etcd; "
+        f"streamed list, {added} objects, {after - between} sent to etcd",
         flush=True,
     )
 
