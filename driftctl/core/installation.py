@@ -284,9 +284,10 @@ def _crd_rbac(names: Names) -> list[Obj]:
 
 
 def _webapp_rules(forms: frozenset[Form]) -> list[Obj]:
-    """The operator also watches what it keeps in memory: WebApps, Deployments, autoscalers."""
+    """Both forms read WebApps and Deployments as streamed lists (a WATCH); the operator also
+    watches the autoscalers it keeps in memory."""
     watch = ("watch",) if Form.OPERATOR in forms else ()
-    edit = ("get", "list", "create", "patch", "delete", *watch)
+    edit = ("get", "list", "watch", "create", "patch", "delete")
     return [
         _rule(c.GROUP, c.PLURAL, *edit),
         _rule(c.GROUP, f"{c.PLURAL}/status", "patch"),

@@ -1,7 +1,8 @@
 """Keeps one kind of this instance's objects in memory: a LIST, then a WATCH from it.
 
 One informer per kind and scope (the whole cluster, or one of --target-namespaces). It
-lists the objects (paged, limited by the instance label), then watches from the list's
+lists the objects (one streamed list, or paged where the server will not stream; limited
+by the instance label), then watches from the list's
 resourceVersion with bookmarks on, so that a quiet watch still moves its resourceVersion
 on. A watch the server ends is started again from the last resourceVersion seen; one the
 server refuses as too old (410 Gone, as an answer or as an ERROR event) starts over with a
@@ -141,7 +142,7 @@ class KindInformer:
 
     def _relist(self) -> str:
         kube = Kube(self._api, Deadline(self._list_timeout), notice=self._notice)
-        items, version = kube.list_at(self.kind, self._selector, namespace=self._namespace)
+        items, version = kube.list_streamed(self.kind, self._selector, namespace=self._namespace)
         self.lists += 1
         fresh: dict[Place, Obj] = {}
         for obj in items:

@@ -8,6 +8,9 @@ own retries are switched off so that no request is sent twice behind this loop's
 bytes go out through urllib3 to the server, and as the identity, that
 shell.kube_credentials reads from the kubeconfig; answers are parsed as plain JSON. This
 module decides nothing about WebApps.
+
+A whole kind is read as a streamed list where the server gives one (`list_streamed`: one
+WATCH answered from the watch cache), page by page otherwise (`list_all`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ from urllib.parse import quote
 
 import urllib3
 
-from driftctl.core.api.requests import PAGE_SIZE, Kind, Request, list_page, read_page
+from driftctl.core.api.requests import (
+    PAGE_SIZE,
+    Kind,
+    Request,
+    end_of_initial_events,
+    in_list_order,
+    list_page,
+    listed_object,
+    read_page,
+    streamed_list,
+)
 from driftctl.core.planning.redaction import masked_text
 from driftctl.core.retries import (
     API_SERVER,
@@ -46,6 +59,10 @@ NEVER_ANSWERED = (
 UNAUTHORIZED = 401
 NOT_FOUND = 404
 GONE = 410
+# What an API server answers a streamed list it will not give: 400/422 when the feature is
+# off, 403 when the role may not `watch`, 405 when it cannot watch that resource.
+STREAM_REFUSALS = frozenset({400, 403, 405, 422})
+STREAM_SECONDS = 1800
 
 
 class ApiError(ClusterError):
@@ -80,6 +97,17 @@ class ApiError(ClusterError):
     def short(self) -> str:
         """The server's answer in one line, for an outcome: `403 Forbidden: ...`."""
         return self.detail
+
+
+class _StreamBroke(Exception):
+    """A streamed list that ended, broke off or went silent before its last object."""
+
+
+@dataclass
+class _Streaming:
+    """Whether the API server gave streamed lists; shared by a client's bounded copies."""
+
+    refused: ApiError | None = None  # the server's answer when it refused one
 
 
 @dataclass
@@ -126,6 +154,7 @@ class Kube:
         self._jitter = jitter
         self.sent: Counter[str] = Counter()
         self.reached = False  # whether the API server answered anything yet
+        self._streaming = _Streaming()
 
     @property
     def host(self) -> str:
@@ -151,22 +180,31 @@ class Kube:
         )
         other.sent = self.sent
         other.reached = self.reached
+        other._streaming = self._streaming
         return other
 
     def send(self, request: Request) -> dict[str, Any]:
         """The answer's JSON body on 2xx; ApiError otherwise, after retrying transient failures
         (not a connection refused before the API server ever answered: core.retries)."""
+        return self._retried(request, None)[0]
+
+    def _retried(
+        self, request: Request, idle_seconds: float | None
+    ) -> tuple[dict[str, Any], urllib3.BaseHTTPResponse | None]:
+        """`send`'s loop. With `idle_seconds`, the request's body is streamed: a 2xx answer is
+        returned open, to be read (silent at most that long between reads) and released."""
         attempt = 0
         renewed = False
         while True:
-            status, headers, body, connected = self._send_once(request)
+            status, headers, body, connected, answer = self._send_once(request, idle_seconds)
             if status != CONNECTION_FAILED:
                 self.reached = True
             elif never_answered(self.reached, connected):
                 raise ApiError(request, status, body, hint=NEVER_ANSWERED)
             if 200 <= status < 300:
-                self._answered(request, body)
-                return body
+                if answer is None:
+                    self._answered(request, body)
+                return body, answer
             if status == UNAUTHORIZED and not renewed and self._api.forget():
                 renewed = True  # a rotated token, a revoked plugin credential: fetched anew
                 continue
@@ -212,27 +250,42 @@ class Kube:
         headers.update(_headers(request))
         return request.method, self._api.host + request.path + _query(request), headers
 
-    def _send_once(self, request: Request) -> tuple[int, dict[str, str], dict[str, Any], bool]:
-        """(status, headers with lowercase names, JSON body, whether a connection was made);
-        status 0 when no answer came."""
+    def _send_once(
+        self, request: Request, idle_seconds: float | None = None
+    ) -> tuple[int, dict[str, str], dict[str, Any], bool, urllib3.BaseHTTPResponse | None]:
+        """(status, headers with lowercase names, JSON body, whether a connection was made,
+        the open answer of a streamed request on 2xx); status 0 when no answer came."""
         method, url, headers = self._prepared(request)
         timeout = max(min(REQUEST_TIMEOUT, self.deadline.remaining()), 0.1)
+        streamed = idle_seconds is not None
         try:
             answer = self._api.pool.request(
                 method,
                 url,
                 body=request.body,
                 headers=headers,
-                timeout=timeout,
+                timeout=urllib3.Timeout(connect=timeout, read=idle_seconds)
+                if streamed
+                else timeout,
                 retries=False,
+                preload_content=not streamed,
             )
         except urllib3.exceptions.HTTPError as failed:
             body = {"message": f"{self._api.host} unreachable: {_reason(failed)}"}
-            return CONNECTION_FAILED, {}, body, not _not_connected(failed)
+            return CONNECTION_FAILED, {}, body, not _not_connected(failed), None
         # Header names are case-insensitive, and proxies in front of API servers may send
         # them lowercase: look them up lowercase.
         said = {name.lower(): value for name, value in answer.headers.items()}
-        return answer.status, said, _parse(answer.data), True
+        if streamed and 200 <= answer.status < 300:
+            return answer.status, said, {}, True, answer
+        try:
+            return answer.status, said, _parse(answer.data), True, None
+        except urllib3.exceptions.HTTPError as failed:  # the body of a refusal broke off
+            body = {"message": f"{self._api.host} unreachable: {_reason(failed)}"}
+            return CONNECTION_FAILED, {}, body, True, None
+        finally:
+            if streamed:
+                answer.release_conn()
 
     def list_all(
         self,
@@ -269,6 +322,78 @@ class Kube:
             if failed.status != GONE:
                 raise
             return self._pages(kind, selector, page_size, namespace, on_page, name=name)
+
+    def list_streamed(
+        self,
+        kind: Kind,
+        selector: str,
+        page_size: int = PAGE_SIZE,
+        namespace: str | None = None,
+        on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """`list_at`, read as one streamed list (core.api.requests.streamed_list) where the
+        API server can give one: its watch cache answers it whole, where a paged LIST's
+        continue pages are read from etcd once etcd has compacted since the cache last saw a
+        change of the kind. `on_page` gets the objects in groups of `page_size` as they come.
+
+        The same objects, in the same order, as `list_at` gives. A server that refuses it
+        (no `watch` allowed, the feature off) is not asked again by this client, which lists
+        page by page and says so once those pages came (where they are refused too, their
+        refusal is the error); so does a stream that breaks off before its end, each time.
+        """
+        refused: ApiError | None = None
+        if self._streaming.refused is None:
+            request = streamed_list(kind, selector, namespace, self._stream_seconds())
+            try:
+                return self._streamed(request, kind, page_size, on_page)
+            except ApiError as failed:
+                if failed.status not in STREAM_REFUSALS:
+                    raise
+                self._streaming.refused = refused = failed
+            except _StreamBroke as broke:
+                self._notice(f"{request.what}: {broke}; reading it page by page")
+        listed = self.list_at(kind, selector, page_size, namespace, on_page)
+        if refused is not None:  # said once the pages came: a refused LIST says it all
+            self._notice(f"{refused.message}; reading page by page from now on")
+        return listed
+
+    def _stream_seconds(self) -> int:
+        """How long the server may take over a streamed list: what the run has left."""
+        return max(1, min(STREAM_SECONDS, int(self.deadline.remaining())))
+
+    def _streamed(
+        self,
+        request: Request,
+        kind: Kind,
+        page_size: int,
+        on_page: Callable[[list[dict[str, Any]]], None],
+    ) -> tuple[list[dict[str, Any]], str]:
+        idle = max(min(REQUEST_TIMEOUT, self.deadline.remaining()), 0.1)
+        answer = self._retried(request, idle)[1]
+        assert answer is not None  # a streamed request's 2xx answer is open
+        items: list[dict[str, Any]] = []
+        group: list[dict[str, Any]] = []
+        try:
+            for event in _lines(answer, request, self._api.host):
+                version = end_of_initial_events(event)
+                if version is not None:
+                    on_page(group)
+                    return in_list_order(items + group), version
+                if event.get("type") == "ERROR":
+                    said = (event.get("object") or {}).get("message") or "no message"
+                    raise _StreamBroke(f"the server ended it: {said}")
+                if event.get("type") == "ADDED":
+                    group.append(listed_object(event, kind))
+                    if len(group) == page_size:
+                        on_page(group)
+                        items += group
+                        group = []
+        except ApiError as failed:  # the connection broke or went silent
+            raise _StreamBroke(failed.detail) from None
+        finally:
+            answer.close()  # a watch goes on after its list: this connection is not reused
+            answer.release_conn()
+        raise _StreamBroke("it ended before its last object")
 
     def _pages(
         self,
@@ -310,11 +435,15 @@ class Kube:
         except urllib3.exceptions.HTTPError as failed:
             body = {"message": f"{server} unreachable: {_reason(failed)}"}
             raise ApiError(request, CONNECTION_FAILED, body) from None
+        ended = False
         try:
             if not 200 <= answer.status < 300:
                 raise ApiError(request, answer.status, _parse(answer.read()))
             yield from _lines(answer, request, server)
+            ended = True
         finally:
+            if not ended:  # left mid-stream: what the server sends next must not reach
+                answer.close()  # another request on this connection
             answer.release_conn()
 
 

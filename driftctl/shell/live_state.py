@@ -1,15 +1,18 @@
-"""Reads the live state of one instance: its WebApps and Deployments, by paged LISTs.
+"""Reads the live state of one instance: its WebApps and Deployments, by streamed lists.
 
 First the installed WebApp CRD, once (`read_crd`): missing, or unable to hold a WebApp's
 spec, the run stops there, before anything is written; its status schema rides along in
 the live state (core.planning.installed_crd judges it).
 
-Two LISTs limited by the instance label, parsed as plain JSON, the two kinds at once (the
-API server encodes a page of WebApps, custom resources, several times slower than one of
-Deployments; meanwhile the other kind's pages are read and parsed): cluster-wide, or, when
-the run is limited to some namespaces (`--target-namespaces`, for a namespace-scoped
-RBAC), two per namespace. No per-object GET: when nothing drifted, these pages are all a
-plan costs. What else a plan needs (core.planning.extra_reads decides) is read by
+Two lists limited by the instance label, parsed as plain JSON, the two kinds at once (the
+API server encodes WebApps, custom resources, several times slower than Deployments;
+meanwhile the other kind's objects are read and parsed): cluster-wide, or, when the run is
+limited to some namespaces (`--target-namespaces`, for a namespace-scoped RBAC), two per
+namespace. Each is one streamed list, all of it from the API server's watch cache (a
+paged LIST's continue pages come from etcd once etcd has compacted, the cost measured in
+docs/development/benchmarks.md), or pages where the server will not stream
+(shell.kube.Kube.list_streamed). No per-object GET: when nothing drifted, these lists are
+all a plan costs. What else a plan needs (core.planning.extra_reads decides) is read by
 `read_found`: other owners' objects in the namespaces where Git declares a name the
 instance lacks (by that name alone, for a plan of one WebApp), and the autoscalers (within
 the target namespaces, when there are some).
@@ -98,7 +101,7 @@ def read_live(
         return [
             item
             for scope in scopes
-            for item in kube.list_all(kind, selector, page_size, scope, on_page=page)
+            for item in kube.list_streamed(kind, selector, page_size, scope, on_page=page)[0]
         ]
 
     trees: dict[Any, Any] = {}

@@ -132,6 +132,23 @@ def no_delete_kubeconfig(
     )
 
 
+@pytest.fixture(scope="session")
+def no_watch_kubeconfig(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    service_account_kubeconfig: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """The CronJob's RBAC without `watch`, as installed before runs read streamed lists."""
+    documents = account(control_plane.bin_dir / "kubectl")
+    renamed = [for_account(d, "driftctl-nowatch") for d in documents if d["kind"] != "Namespace"]
+    for document in renamed:
+        for rule in document.get("rules", []):
+            if "watch" in rule["verbs"]:
+                rule["verbs"].remove("watch")
+    return account_kubeconfig(control_plane, kubectl, renamed, "driftctl-nowatch", tmp_path_factory)
+
+
 @pytest.fixture
 def scoped_kubeconfig(
     control_plane: launcher.ControlPlane,

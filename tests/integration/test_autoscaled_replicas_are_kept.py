@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.controlplane import launcher
 from tests.support import drift_cases as cases
-from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.control_plane import STREAMED_LIST, delta, quiet, request_counts
 from tests.support.harness import Harness, eventually
 
 
@@ -31,12 +31,16 @@ def test_replicas_kept_for_an_autoscaler_are_planned_reported_and_cost_one_list(
         f"    spec.replicas kept: scaled by {hpa} (3 here, 2 in Git)",
     ]
     kinds = ("webapps", "deployments", "horizontalpodautoscalers")
-    lists: Counter[str] = Counter()
+    lists: Counter[tuple[str, str]] = Counter()
     for (resource, _, verb, scope, _, _), count in delta(before, after, kinds).items():
-        if verb == "LIST" and scope == "cluster":
-            lists[resource] += count
-    assert lists == {"webapps": 1, "deployments": 1, "horizontalpodautoscalers": 1}
-    # driftctl sent five requests, its read of the CRD, those LIST pages and its Lease: no
+        if verb in ("LIST", STREAMED_LIST) and scope == "cluster":
+            lists[(resource, verb)] += count
+    assert lists == {
+        ("webapps", STREAMED_LIST): 1,
+        ("deployments", STREAMED_LIST): 1,
+        ("horizontalpodautoscalers", "LIST"): 1,
+    }
+    # driftctl sent five requests, its read of the CRD, those lists and its Lease: no
     # dry-run, no write.
     assert after.service_accounts - before.service_accounts == 5
     assert applied.code == 0, applied.err

@@ -159,7 +159,7 @@ def test_a_healthy_installation_passes_every_check(cluster: Cluster) -> None:
     }  # fmt: skip
     assert doctored.lines("install") == [f"ok CronJob {NAMESPACE}/driftctl: no Job scheduled yet"]
     assert doctored.lines("permissions") == [
-        f"ok ServiceAccount {NAMESPACE}/driftctl may do all 23 things the run needs"
+        f"ok ServiceAccount {NAMESPACE}/driftctl may do all 25 things the run needs"
     ]
     assert doctored.out.splitlines()[-1] == "doctor: 0 failed, 0 warnings, 9 ok"
 
@@ -204,8 +204,8 @@ def test_a_service_account_lacking_one_verb_is_named_with_the_rule_that_grants_i
     [line] = doctored.lines("permissions")
     assert line == (
         f"fail ServiceAccount {NAMESPACE}/driftctl may not delete deployments.apps in every "
-        "namespace (ClusterRole driftctl grants it: apps deployments: get, list, create, patch, "
-        "delete) | hint: kubectl patch clusterrole driftctl --type=json -p "
+        "namespace (ClusterRole driftctl grants it: apps deployments: get, list, watch, create, "
+        "patch, delete) | hint: kubectl patch clusterrole driftctl --type=json -p "
         """'[{"op":"add","path":"/rules/-","value":{"apiGroups":["apps"],"resources":"""
         """["deployments"],"verbs":["delete"]}}]' (or `driftctl install` again, which applies """
         "the whole role)"
@@ -264,7 +264,7 @@ def test_the_callers_own_permissions_are_asked_with_self_reviews(cluster: Cluste
     doctored = cluster.doctor("--as-caller", kubeconfig=account)
 
     assert doctored.lines("permissions") == [
-        "ok you (the caller) may do all 23 things the run needs"
+        "ok you (the caller) may do all 25 things the run needs"
     ]
     # As the account itself, the reviews of another account are refused: said, not a failure.
     other = cluster.doctor("--as-serviceaccount", f"{NAMESPACE}:driftctl", kubeconfig=account)
@@ -526,7 +526,7 @@ def test_pre_asks_what_an_install_needs_of_its_caller(cluster: Cluster) -> None:
 
     assert as_admin.returncode == 0, as_admin.stdout
     assert as_admin.stdout.splitlines()[1] == (
-        "ok    permissions  you (the caller) may do all 55 things `driftctl install` needs"
+        "ok    permissions  you (the caller) may do all 57 things `driftctl install` needs"
     )
     assert as_account.returncode == 4
     doctored = Doctored(as_account.returncode, as_account.stdout, as_account.stderr)

@@ -1,7 +1,8 @@
 """The request-count smoke test (N = 50): each kind of run sends what it must and no more.
 
-- a no-drift plan is one read of the installed CRD, the LIST pages and one read of the
-  instance's Lease (a suspension of the instance is set there), nothing else;
+- a no-drift plan is one read of the installed CRD, one streamed list of WebApps and one of
+  Deployments, and one read of the instance's Lease (a suspension of the instance is set
+  there), nothing else;
 - a no-drift apply writes only its Lease (and records no history);
 - so are a plan and an apply of WebApps whose rollouts are complete: the first apply after
   a rollout completed looks once for each new ReplicaSet (one LIST in its namespace) and
@@ -36,7 +37,7 @@ from kubernetes import client
 
 from driftctl.core.planning.status import CONFIRM_SECONDS
 from tests.controlplane import launcher
-from tests.support.control_plane import Requests, delta, quiet, request_counts
+from tests.support.control_plane import STREAMED_LIST, Requests, delta, quiet, request_counts
 from tests.support.harness import LOCK_NAMESPACE, Harness
 from tests.support.rollouts import rolled_out
 
@@ -59,12 +60,16 @@ def converged(harness: Harness) -> Harness:
 
 
 def cluster_lists(before: Requests, after: Requests) -> Counter[str]:
-    """driftctl's LIST pages: the only cluster-scoped LISTs of these resources."""
+    """driftctl's lists, by resource (streamed: `webapps streamed`): the only cluster-scoped
+    lists of these resources."""
     lists: Counter[str] = Counter()
     for (resource, _, verb, scope, _, _), count in delta(before, after, OBJECTS).items():
-        if verb == "LIST" and scope == "cluster":
-            lists[resource] += count
+        if verb in ("LIST", STREAMED_LIST) and scope == "cluster":
+            lists[resource + (" streamed" if verb == STREAMED_LIST else "")] += count
     return lists
+
+
+STREAMED = {"webapps streamed": 1, "deployments streamed": 1}  # one request of each kind
 
 
 def object_writes(before: Requests, after: Requests) -> Counter[str]:
@@ -104,7 +109,7 @@ def sent(before: Requests, after: Requests) -> int:
     return after.service_accounts - before.service_accounts
 
 
-def test_a_no_drift_plan_sends_only_the_crd_read_list_pages_and_its_lease(
+def test_a_no_drift_plan_sends_only_the_crd_read_two_lists_and_its_lease(
     harness: Harness, control_plane: launcher.ControlPlane
 ) -> None:
     converged(harness)
@@ -116,7 +121,7 @@ def test_a_no_drift_plan_sends_only_the_crd_read_list_pages_and_its_lease(
     assert planned.code == 0, planned.out + planned.err
     assert planned.out.strip() == f"Plan: 0 to create, 0 to update, 0 to prune, {2 * N} unchanged"
     assert after.service_accounts - before.service_accounts == CRD + 2 + LEASE_READ
-    assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert cluster_lists(before, after) == STREAMED
     assert crd_reads(before, after) == 1
     assert object_writes(before, after) == {}
 
@@ -131,8 +136,8 @@ def test_a_no_drift_apply_writes_only_its_lease(
 
     after = request_counts(control_plane)
     assert applied.code == 0, applied.err
-    assert sent(before, after) == CRD + 2 + LEASE  # the CRD, the two LIST pages, the Lease
-    assert cluster_lists(before, after) == {"webapps": 1, "deployments": 1}
+    assert sent(before, after) == CRD + 2 + LEASE  # the CRD, the two lists, the Lease
+    assert cluster_lists(before, after) == STREAMED
     assert object_writes(before, after) == {}
 
 
@@ -164,7 +169,7 @@ def test_runs_over_complete_rollouts_send_only_list_pages_once_their_status_is_w
     assert object_writes(seen, before) == {"webapps/status APPLY": N}  # what serves
     assert planned.code == 0, planned.out + planned.err
     assert sent(before, middle) == CRD + 2 + LEASE_READ
-    assert cluster_lists(before, middle) == {"webapps": 1, "deployments": 1}
+    assert cluster_lists(before, middle) == STREAMED
     assert applied.code == 0, applied.err
     assert sent(middle, after) == CRD + 2 + LEASE
     assert delta(before, after, ("replicasets", "pods")) == {}

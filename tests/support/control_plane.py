@@ -167,7 +167,7 @@ class Requests:
     as one (the admin and the controller manager are exempt), so it counts driftctl alone.
     """
 
-    by_series: Counter[Series]
+    by_series: Counter[Series]  # with streamed lists as the verb STREAMED_LIST
     service_accounts: int
     # LIST requests the API server sent etcd for WebApps and Deployments: those its watch
     # cache could not answer (a paged LIST's later pages, once a compaction passed with no
@@ -192,10 +192,22 @@ def counts_in(body: str) -> Requests:
             "apiserver_request_total",
             "apiserver_flowcontrol_dispatched_requests_total",
             "etcd_request_duration_seconds_count",
+            "apiserver_watch_list_duration_seconds_count",
         ):
             continue
         labels_text, value = rest.rsplit("} ", 1)
         labels = dict(_LABEL.findall(labels_text))
+        if name == "apiserver_watch_list_duration_seconds_count":
+            streamed: Series = (
+                labels.get("resource", ""),
+                "",
+                STREAMED_LIST,
+                labels.get("scope", ""),
+                "",
+                "",
+            )
+            counts[streamed] += int(float(value))
+            continue
         if name == "etcd_request_duration_seconds_count":
             listed = labels.get("operation", "").startswith("list")
             if listed and labels.get("resource") in _ETCD_LISTED:
@@ -217,6 +229,10 @@ def counts_in(body: str) -> Requests:
 
 
 _ETCD_LISTED = ("webapps", "deployments")
+# A streamed list is a WATCH, which apiserver_request_total counts only once it ends (its
+# client leaves after the list): the series of this verb count them as their objects were
+# sent, from apiserver_watch_list_duration_seconds (only WATCHes with sendInitialEvents).
+STREAMED_LIST = "STREAMED-LIST"
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 

@@ -6,7 +6,9 @@ control plane's own CA, HTTP/1.1 with keep-alive. Each request is forwarded unch
 TLS verified with the same CA, and its real answer is returned — unless a scripted fault
 matches it first: then the proxy answers a given status itself, resets the connection
 without answering, waits before forwarding, or holds the request until the test releases
-it (forwarded or dropped), which lets a test kill the client at exactly that request.
+it (forwarded or dropped), which lets a test kill the client at exactly that request. A
+WATCH (`watch=1`) is relayed line by line as the server sends it, and can be cut off after
+some lines.
 Every request is recorded with what the client got, so tests assert exact numbers of tries.
 
 Client certificates cannot pass a TLS-terminating proxy: use a bearer-token kubeconfig.
@@ -25,7 +27,7 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -93,7 +95,16 @@ class Hold:
         return self._forward
 
 
-Action = Answer | Delay | Reset | Hold
+@dataclass(frozen=True)
+class Cut:
+    """Forward a streamed answer (a WATCH), but close the connection after its first
+    `lines` lines, in the middle of the body: a stream broken off mid-way (a reset could
+    take the lines already sent with it)."""
+
+    lines: int
+
+
+Action = Answer | Delay | Reset | Hold | Cut
 
 
 @dataclass
@@ -131,6 +142,10 @@ class Exchange:
     @property
     def dry_run(self) -> bool:
         return _is_dry_run(self.query)
+
+
+def _is_watch(query: str) -> bool:
+    return any(part in ("watch=1", "watch=true") for part in query.split("&"))
 
 
 def _is_dry_run(query: str) -> bool:
@@ -233,10 +248,15 @@ class _Relay(http.server.BaseHTTPRequestHandler):
             action = Reset()
         if isinstance(action, Reset):
             proxy.script.record(Exchange(self.command, path, query, 0, injected=True))
-            self._reset()
+            self.reset()
             return
         if isinstance(action, Answer):
             answer, injected = action, True
+        elif _is_watch(query) and not isinstance(action, Hold):
+            if isinstance(action, Delay):
+                proxy.stopping.wait(action.seconds)
+            proxy.stream(self, body, action.lines if isinstance(action, Cut) else None)
+            return
         else:
             if isinstance(action, Delay):
                 proxy.stopping.wait(action.seconds)
@@ -245,11 +265,11 @@ class _Relay(http.server.BaseHTTPRequestHandler):
                 False,
             )
         proxy.script.record(Exchange(self.command, path, query, answer.status, injected))
-        self._answer(answer)
+        self.answer(answer)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = relay
 
-    def _answer(self, answer: Answer) -> None:
+    def answer(self, answer: Answer) -> None:
         self.send_response_only(answer.status)
         for name, value in answer.headers:
             self.send_header(name, value)
@@ -258,7 +278,7 @@ class _Relay(http.server.BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(answer.body)
 
-    def _reset(self) -> None:
+    def reset(self) -> None:
         # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.connection.close()
@@ -333,16 +353,9 @@ class FaultProxy:
         self, method: str, target: str, headers: Sequence[tuple[str, str]], body: bytes
     ) -> Answer:
         """The real API server's answer to the request, read whole."""
-        host, port = self._upstream
-        upstream = http.client.HTTPSConnection(
-            host, port, context=self._client_tls, timeout=UPSTREAM_SECONDS
-        )
-        sent = {k: v for k, v in headers if k.lower() not in HOP_BY_HOP | {"host"}}
-        for name, value in sent.items():
-            if name.lower() == "authorization" and value in self._tokens:
-                sent[name] = self._tokens[value]
+        upstream = self._upstream_connection()
         try:
-            upstream.request(method, target, body=body or None, headers=sent)
+            upstream.request(method, target, body=body or None, headers=self._sent(headers))
             answer = upstream.getresponse()
             data = answer.read()
         except OSError as failed:  # the API server itself is gone: what a gateway says
@@ -355,6 +368,60 @@ class FaultProxy:
             if k.lower() not in HOP_BY_HOP | {"content-length"}
         )
         return Answer(answer.status, kept, data)
+
+    def stream(self, relay: _Relay, body: bytes, cut: int | None) -> None:
+        """Relay the API server's streamed answer as it comes, a line (an event) at a time,
+        chunked; closed after `cut` lines when given. Recorded once the status is known (0
+        when cut): the client may leave a stream long before it ends."""
+        path, _, query = relay.path.partition("?")
+        upstream = self._upstream_connection()
+        try:
+            upstream.request(
+                "GET", relay.path, body=body or None, headers=self._sent(relay.headers.items())
+            )
+            answer = upstream.getresponse()
+        except OSError as failed:  # the API server itself is gone: what a gateway says
+            upstream.close()
+            self.script.record(Exchange("GET", path, query, 502, False))
+            relay.answer(Answer(502, (("Content-Type", "text/plain"),), f"{failed}".encode()))
+            return
+        try:
+            got = answer.status if cut is None else 0
+            self.script.record(Exchange("GET", path, query, got, cut is not None))
+            relay.send_response_only(answer.status)
+            for name, value in answer.getheaders():
+                if name.lower() not in HOP_BY_HOP | {"content-length"}:
+                    relay.send_header(name, value)
+            relay.send_header("Transfer-Encoding", "chunked")
+            relay.end_headers()
+            sent = 0
+            while line := answer.readline():
+                if sent == cut:
+                    relay.connection.shutdown(socket.SHUT_RDWR)
+                    relay.close_connection = True
+                    return
+                relay.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                relay.wfile.flush()
+                sent += 1
+            relay.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client went away, or the server: the stream ends here
+            relay.close_connection = True
+        finally:
+            upstream.close()
+
+    def _upstream_connection(self) -> http.client.HTTPSConnection:
+        host, port = self._upstream
+        return http.client.HTTPSConnection(
+            host, port, context=self._client_tls, timeout=UPSTREAM_SECONDS
+        )
+
+    def _sent(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+        """The request's headers as forwarded: end-to-end ones, a presented token swapped."""
+        sent = {k: v for k, v in headers if k.lower() not in HOP_BY_HOP | {"host"}}
+        for name, value in sent.items():
+            if name.lower() == "authorization" and value in self._tokens:
+                sent[name] = self._tokens[value]
+        return sent
 
     def __enter__(self) -> FaultProxy:
         self._thread.start()

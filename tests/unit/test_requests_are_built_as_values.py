@@ -81,6 +81,54 @@ def test_a_page_gives_items_their_kind_and_the_next_token() -> None:
     assert last.continue_token is None
 
 
+def test_a_streamed_list_is_a_watch_that_sends_what_is_there_then_ends_with_a_bookmark() -> None:
+    request = r.streamed_list(r.WEBAPP, "driftctl.example.com/instance=default", "shop", 60)
+
+    assert (request.method, request.path) == ("GET", "/apis/example.com/v1/namespaces/shop/webapps")
+    assert request.query == (
+        ("labelSelector", "driftctl.example.com/instance=default"),
+        ("watch", "1"),
+        ("sendInitialEvents", "true"),
+        ("resourceVersionMatch", "NotOlderThan"),
+        ("allowWatchBookmarks", "true"),
+        ("timeoutSeconds", "60"),
+    )
+    assert request.what == "list webapps in namespace shop"  # errors read as a LIST's
+
+
+def test_only_the_bookmark_marked_as_the_end_of_the_objects_ends_a_streamed_list() -> None:
+    def bookmark(annotations: dict[str, str]) -> dict[str, object]:
+        meta = {"resourceVersion": "812", "annotations": annotations}
+        return {"type": "BOOKMARK", "object": {"metadata": meta}}
+
+    assert r.end_of_initial_events(bookmark({"k8s.io/initial-events-end": "true"})) == "812"
+    assert r.end_of_initial_events(bookmark({})) is None  # a periodic bookmark
+    assert r.end_of_initial_events(bookmark({"k8s.io/initial-events-end": "false"})) is None
+    added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "9"}}}
+    assert r.end_of_initial_events(added) is None
+
+
+def test_a_streamed_object_has_its_kind_as_a_page_item_has() -> None:
+    event = {"type": "ADDED", "object": {"metadata": {"name": "a"}}}
+
+    assert (
+        r.listed_object(event, r.DEPLOYMENT)
+        == r.read_page({"items": [{"metadata": {"name": "a"}}]}, r.DEPLOYMENT).items[0]
+    )
+
+
+def test_streamed_objects_are_put_in_the_order_of_a_paged_list_their_storage_keys() -> None:
+    def obj(namespace: str, name: str) -> dict[str, object]:
+        return {"metadata": {"namespace": namespace, "name": name}}
+
+    came = [obj("web", "b"), obj("web", "a"), obj("a-b", "z"), obj("a", "y")]
+
+    ordered = r.in_list_order(came)
+
+    # "a-b/z" before "a/y": the key is compared as bytes, and "-" sorts before "/".
+    assert ordered == [obj("a-b", "z"), obj("a", "y"), obj("web", "a"), obj("web", "b")]
+
+
 def test_names_are_quoted_into_paths() -> None:
     assert (
         r.get(r.LEASE, "ops", "driftctl-a/b").path

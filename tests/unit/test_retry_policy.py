@@ -332,3 +332,47 @@ def test_a_refused_connection_is_retried_once_the_server_has_answered() -> None:
 
     assert gave_up.value.status == CONNECTION_FAILED
     assert len(time.sleeps) >= 1
+
+
+def test_a_streamed_list_is_retried_like_any_request_and_once_refused_is_not_asked_again(
+    serve: Any,
+) -> None:
+    """403: the role may not `watch`. The list is read page by page, said once; the next
+    list of this client goes to pages at once."""
+    server = serve([(503, []), (403, [], "cannot watch"), (200, [])])
+    time = FakeTime()
+    said: list[str] = []
+    api = Connection(Endpoint(server=server.url, source="a test"), pool_size=2)
+    kube = Kube(
+        api,
+        Deadline(300, clock=time.clock),
+        sleep=time.sleep,
+        jitter=lambda: 0.5,
+        notice=said.append,
+    )
+
+    first = kube.list_streamed(r.WEBAPP, "")
+    second = kube.bounded(60).list_streamed(r.DEPLOYMENT, "")
+
+    assert (first, second) == (([], ""), ([], ""))
+    assert server.requests == 2 + 1 + 1  # the stream twice, then a page of each kind
+    assert time.sleeps == [pytest.approx(0.15)]
+    assert said == [
+        "retrying in 0.2s: list webapps: 503: scripted",
+        "list webapps: 403: cannot watch; reading page by page from now on",
+    ]
+
+
+def test_a_streamed_list_that_ends_before_its_last_object_is_read_again_in_pages(
+    serve: Any,
+) -> None:
+    server = serve([(200, [])])  # a 2xx body with no bookmark in it
+    said: list[str] = []
+    api = Connection(Endpoint(server=server.url, source="a test"), pool_size=2)
+    kube = Kube(api, Deadline(300), notice=said.append)
+
+    assert kube.list_streamed(r.WEBAPP, "") == ([], "")
+    assert kube.list_streamed(r.WEBAPP, "") == ([], "")
+
+    assert server.requests == 4  # not a refusal: the next list streams again
+    assert said == ["list webapps: it ended before its last object; reading it page by page"] * 2

@@ -1,0 +1,104 @@
+"""The live state is read as one streamed list per kind (a WATCH that sends what is there,
+then a bookmark), the same objects in the same order as paged LISTs give; page by page
+where the server refuses to stream, and where a stream breaks off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from driftctl import conventions as c
+from driftctl.core.api import requests as r
+from driftctl.shell.kube import Deadline, Kube, connect
+from driftctl.shell.live_state import read_live
+from tests.support.faultproxy import Cut, Fault, FaultProxy, kubeconfig_for
+from tests.support.harness import Harness
+
+FIVE = {f"app-{i}": ("nginx:1.27", 1) for i in range(5)}
+
+
+def client(kubeconfig: Path, said: list[str] | None = None) -> Kube:
+    notice = said.append if said is not None else (lambda line: None)
+    return Kube(connect(str(kubeconfig), None, pool_size=2), Deadline(60), notice=notice)
+
+
+def test_one_request_per_kind_gives_what_the_pages_give_in_their_order(harness: Harness) -> None:
+    harness.declare(FIVE)
+    assert harness.driftctl("apply").code == 0
+    selector = c.instance_selector(harness.instance)
+    kube = client(harness.kubeconfig)
+    groups: list[int] = []
+
+    live = read_live(kube, harness.instance, page_size=2)
+    streamed, version = kube.list_streamed(
+        r.WEBAPP, selector, 2, harness.namespace, lambda items: groups.append(len(items))
+    )
+
+    assert kube.sent["GET"] == 1 + 2 + 1  # the CRD, a list of each kind, the second list
+    assert sorted(o["metadata"]["name"] for o in live.webapps.values()) == sorted(FIVE)
+    assert sorted(o["metadata"]["name"] for o in live.deployments.values()) == sorted(FIVE)
+    assert {o["kind"] for o in live.webapps.values()} == {c.KIND}
+    assert groups == [2, 2, 1]  # handed on as they come, in groups of the page size
+    paged, paged_version = kube.list_at(r.WEBAPP, selector, 2, harness.namespace)
+    assert streamed == paged
+    assert int(version) <= int(paged_version)
+
+
+def test_a_role_that_may_not_watch_reads_page_by_page_and_says_so_once(
+    harness: Harness, no_watch_kubeconfig: Path
+) -> None:
+    harness.declare(FIVE)
+    assert harness.driftctl("apply").code == 0
+    said: list[str] = []
+    kube = client(no_watch_kubeconfig, said)
+
+    live = read_live(kube, harness.instance, page_size=2)
+
+    assert len(live.webapps) == len(live.deployments) == 5
+    # the CRD; a refused stream; three pages of each kind (the kind that lost the race
+    # to the refusal may have tried to stream too)
+    assert kube.sent["GET"] in (1 + 1 + 6, 1 + 2 + 6)
+    assert 1 <= len(said) <= 2
+    assert all("403 Forbidden" in line and "cannot watch resource" in line for line in said)
+    assert all(line.endswith("; reading page by page from now on") for line in said)
+
+    ran = harness.driftctl("plan", kubeconfig=no_watch_kubeconfig)
+    assert ran.code == 0, ran.err
+
+
+def test_a_stream_broken_off_midway_is_read_again_in_pages(
+    harness: Harness,
+    fault_proxy: FaultProxy,
+    service_account_kubeconfig: Path,
+    tmp_path: Path,
+) -> None:
+    harness.declare(FIVE)
+    assert harness.driftctl("apply").code == 0
+    proxied = kubeconfig_for(service_account_kubeconfig, fault_proxy.url, tmp_path / "proxied")
+    fault_proxy.inject(Fault(Cut(lines=3), path=f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"))
+    said: list[str] = []
+    kube = client(proxied, said)
+
+    live = read_live(kube, harness.instance, page_size=2)
+
+    assert sorted(o["metadata"]["name"] for o in live.webapps.values()) == sorted(FIVE)
+    assert len(live.deployments) == 5
+    [notice] = said
+    assert notice.startswith(f"list webapps: API server {fault_proxy.url} watch broken: ")
+    assert notice.endswith("; reading it page by page")
+    webapp_gets = [e for e in fault_proxy.exchanges if e.path.endswith("/webapps")]
+    assert [(e.status, "watch=1" in e.query) for e in webapp_gets] == [
+        (0, True),  # cut after three lines
+        (200, False),
+        (200, False),
+        (200, False),
+    ]
+
+
+def test_another_instance_sees_none_of_them(harness: Harness) -> None:
+    harness.declare({"shop": ("nginx:1.27", 1)})
+    assert harness.driftctl("apply").code == 0
+    kube = client(harness.kubeconfig)
+
+    live = read_live(kube, f"{harness.instance}-other")
+
+    assert (live.webapps, live.deployments) == ({}, {})
