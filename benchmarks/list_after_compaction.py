@@ -114,10 +114,10 @@ def webapps() -> str:
 
 
 def main() -> None:
-    original = launcher.apiserver_argv
-    launcher.apiserver_argv = lambda *a, **k: [*original(*a, **k), COMPACTION]
     with tempfile.TemporaryDirectory() as folder:
-        plane = launcher.start(Path(folder) / "controlplane", [CRD_FILE])
+        plane = launcher.start(
+            Path(folder) / "controlplane", [CRD_FILE], apiserver_flags=[COMPACTION]
+        )
         try:
             kubectl = [str(plane.bin_dir / "kubectl"), f"--kubeconfig={plane.kubeconfig}"]
             written = ["apply", "--server-side", "-f", "-"]

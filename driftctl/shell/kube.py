@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -57,6 +58,7 @@ NEVER_ANSWERED = (
     "ones you mean? (A cluster that never answered is not retried.)"
 )
 UNAUTHORIZED = 401
+FORBIDDEN = 403
 NOT_FOUND = 404
 GONE = 410
 # What an API server answers a streamed list it will not give: 400/422 when the feature is
@@ -108,6 +110,13 @@ class _Streaming:
     """Whether the API server gave streamed lists; shared by a client's bounded copies."""
 
     refused: ApiError | None = None  # the server's answer when it refused one
+    told: bool = False  # whether a refusal was said (once, whichever kind's list said it)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def first_to_tell(self) -> bool:
+        with self.lock:
+            told, self.told = self.told, True
+            return not told
 
 
 @dataclass
@@ -337,9 +346,10 @@ class Kube:
         change of the kind. `on_page` gets the objects in groups of `page_size` as they come.
 
         The same objects, in the same order, as `list_at` gives. A server that refuses it
-        (no `watch` allowed, the feature off) is not asked again by this client, which lists
-        page by page and says so once those pages came (where they are refused too, their
-        refusal is the error); so does a stream that breaks off before its end, each time.
+        is not asked again by this client, which lists page by page: where the role may not
+        `watch`, it says so once those pages came (where they are refused too, their refusal
+        is the error); where the feature is off (before Kubernetes 1.32, and in 1.33), it
+        says nothing. A stream that breaks off before its end is said and read in pages.
         """
         refused: ApiError | None = None
         if self._streaming.refused is None:
@@ -353,8 +363,10 @@ class Kube:
             except _StreamBroke as broke:
                 self._notice(f"{request.what}: {broke}; reading it page by page")
         listed = self.list_at(kind, selector, page_size, namespace, on_page)
-        if refused is not None:  # said once the pages came: a refused LIST says it all
-            self._notice(f"{refused.message}; reading page by page from now on")
+        # Said once the pages came (a refused LIST says it all), once for both kinds; not
+        # of a server without the feature (a 422): nobody running driftctl can change that.
+        if refused is not None and refused.status == FORBIDDEN and self._streaming.first_to_tell():
+            self._notice(f"{refused.message}; reading page by page (grant `watch` to stream)")
         return listed
 
     def _stream_seconds(self) -> int:

@@ -47,9 +47,7 @@ from driftctl.core.planning.installed_crd import (
 from driftctl.core.planning.live import LiveState
 from driftctl.core.planning.objects import Obj
 from driftctl.errors import ClusterError
-from driftctl.shell.kube import NOT_FOUND, ApiError, Kube
-
-FORBIDDEN = 403
+from driftctl.shell.kube import FORBIDDEN, NOT_FOUND, ApiError, Kube
 
 
 def _not_installed() -> ClusterError:

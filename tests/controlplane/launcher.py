@@ -299,13 +299,18 @@ def _record(
 
 
 def start(
-    folder: Path, crds: Sequence[Path] = (), node: bool = False, controllers: str = ""
+    folder: Path,
+    crds: Sequence[Path] = (),
+    node: bool = False,
+    controllers: str = "",
+    apiserver_flags: Sequence[str] = (),
 ) -> ControlPlane:
     """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok.
 
     With `node`, also a node (containerd, kube-scheduler, kubelet), returning once it is
     Ready; `ControlPlane.node` then says how Pods reach the API server, and
     `import_image` brings images to it. `controllers`: more controllers to run.
+    `apiserver_flags`: more flags of the API server (a feature gate, a compaction interval).
     """
     folder = folder.resolve()
     if read_state(folder) is not None and status(folder).startswith("up"):
@@ -323,7 +328,9 @@ def start(
     processes = {"etcd": spawn("etcd", etcd_argv(bin_dir, folder, etcd_port, free_port()), folder)}
     apiserver = apiserver_argv(bin_dir, pki, etcd_port, api_port)
     processes["kube-apiserver"] = spawn(
-        "kube-apiserver", apiserver + (node_apiserver_flags(pki) if node else []), folder
+        "kube-apiserver",
+        [*apiserver, *(node_apiserver_flags(pki) if node else []), *apiserver_flags],
+        folder,
     )
     _record(folder, server, bin_dir, processes)
     try:

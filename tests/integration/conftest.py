@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -113,6 +113,25 @@ def service_account_kubeconfig(
     return account_kubeconfig(control_plane, kubectl, documents, "driftctl", tmp_path_factory)
 
 
+def _cronjob_account_without(
+    control_plane: launcher.ControlPlane,
+    kubectl: list[str],
+    name: str,
+    verb: str,
+    resources: Sequence[str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A kubeconfig of the ServiceAccount `name` with cronjob/'s RBAC less `verb` on each of
+    `resources` (every resource: empty)."""
+    documents = account(control_plane.bin_dir / "kubectl")
+    renamed = [for_account(d, name) for d in documents if d["kind"] != "Namespace"]
+    for document in renamed:
+        for rule in document.get("rules", []):
+            if verb in rule["verbs"] and (not resources or rule["resources"][0] in resources):
+                rule["verbs"].remove(verb)
+    return account_kubeconfig(control_plane, kubectl, renamed, name, tmp_path_factory)
+
+
 @pytest.fixture(scope="session")
 def no_delete_kubeconfig(
     control_plane: launcher.ControlPlane,
@@ -121,14 +140,8 @@ def no_delete_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """The CronJob's RBAC less one verb: Deployments cannot be deleted (cleanup fails)."""
-    documents = account(control_plane.bin_dir / "kubectl")
-    renamed = [for_account(d, "driftctl-nodelete") for d in documents if d["kind"] != "Namespace"]
-    for document in renamed:
-        for rule in document.get("rules", []):
-            if rule["resources"] == ["deployments"]:
-                rule["verbs"].remove("delete")
-    return account_kubeconfig(
-        control_plane, kubectl, renamed, "driftctl-nodelete", tmp_path_factory
+    return _cronjob_account_without(
+        control_plane, kubectl, "driftctl-nodelete", "delete", ["deployments"], tmp_path_factory
     )
 
 
@@ -140,13 +153,9 @@ def no_watch_kubeconfig(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """The CronJob's RBAC without `watch`, as installed before runs read streamed lists."""
-    documents = account(control_plane.bin_dir / "kubectl")
-    renamed = [for_account(d, "driftctl-nowatch") for d in documents if d["kind"] != "Namespace"]
-    for document in renamed:
-        for rule in document.get("rules", []):
-            if "watch" in rule["verbs"]:
-                rule["verbs"].remove("watch")
-    return account_kubeconfig(control_plane, kubectl, renamed, "driftctl-nowatch", tmp_path_factory)
+    return _cronjob_account_without(
+        control_plane, kubectl, "driftctl-nowatch", "watch", [], tmp_path_factory
+    )
 
 
 @pytest.fixture

@@ -338,7 +338,7 @@ def test_a_streamed_list_is_retried_like_any_request_and_once_refused_is_not_ask
     serve: Any,
 ) -> None:
     """403: the role may not `watch`. The list is read page by page, said once; the next
-    list of this client goes to pages at once."""
+    list of this client goes to pages at once, unsaid."""
     server = serve([(503, []), (403, [], "cannot watch"), (200, [])])
     time = FakeTime()
     said: list[str] = []
@@ -359,7 +359,7 @@ def test_a_streamed_list_is_retried_like_any_request_and_once_refused_is_not_ask
     assert time.sleeps == [pytest.approx(0.15)]
     assert said == [
         "retrying in 0.2s: list webapps: 503: scripted",
-        "list webapps: 403: cannot watch; reading page by page from now on",
+        "list webapps: 403: cannot watch; reading page by page (grant `watch` to stream)",
     ]
 
 
@@ -376,3 +376,18 @@ def test_a_streamed_list_that_ends_before_its_last_object_is_read_again_in_pages
 
     assert server.requests == 4  # not a refusal: the next list streams again
     assert said == ["list webapps: it ended before its last object; reading it page by page"] * 2
+
+
+def test_a_server_without_streamed_lists_is_read_in_pages_without_a_word(serve: Any) -> None:
+    """422: the WatchList feature is off (Kubernetes 1.27 to 1.31, and 1.33). Nobody running
+    driftctl can change that: nothing is said, and the server is not asked again."""
+    feature_off = "sendInitialEvents is forbidden for watch unless the WatchList feature gate"
+    server = serve([(422, [], feature_off), (200, [])])
+    said: list[str] = []
+    api = Connection(Endpoint(server=server.url, source="a test"), pool_size=2)
+    kube = Kube(api, Deadline(300), notice=said.append)
+
+    assert kube.list_streamed(r.WEBAPP, "") == ([], "")
+    assert kube.list_streamed(r.DEPLOYMENT, "") == ([], "")
+
+    assert (server.requests, said) == (1 + 2, [])
