@@ -2,7 +2,7 @@
 
 A pull request (branch `feature`) changes one WebApp, adds one and removes one, while the
 cluster already drifted on another (a person scaled its Deployment). The report keeps the
-pull request's change apart from the drift, and costs only LIST pages and dry-runs.
+pull request's change apart from the drift, and costs only lists and dry-runs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from driftctl import conventions as c
 from tests.controlplane import launcher
 from tests.support.builders import other_selector_deployment, webapp, webapps_yaml
-from tests.support.control_plane import delta, quiet, request_counts
+from tests.support.control_plane import STREAMED_LIST, delta, quiet, request_counts
 from tests.support.harness import Harness
 from tests.support.markdown import well_formed
 
@@ -90,7 +90,7 @@ def test_the_change_drift_and_prunes_are_reported_apart_with_lists_and_dry_runs_
             "drift": True,
         }
     ]
-    # The installed CRD read once, two LIST pages and the instance's Lease (a suspension);
+    # The installed CRD read once, two streamed lists and the instance's Lease (a suspension);
     # as in a plan, cart's namespace listed once per kind for objects of other owners (a
     # create is never a take-over) and, blog's replicas having moved, the autoscalers once;
     # then one dry-run per candidate of the head: shop and its Deployment, cart (its
@@ -104,6 +104,8 @@ def test_the_change_drift_and_prunes_are_reported_apart_with_lists_and_dry_runs_
     requests = delta(before, after, ("webapps", "deployments", "events"))
     verbs = {(resource, verb, dry) for (resource, _, verb, _, dry, _) in requests}
     assert verbs == {
+        ("webapps", STREAMED_LIST, ""),
+        ("deployments", STREAMED_LIST, ""),
         ("webapps", "LIST", ""),
         ("deployments", "LIST", ""),
         ("webapps", "APPLY", "All"),

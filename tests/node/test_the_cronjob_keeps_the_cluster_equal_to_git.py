@@ -177,10 +177,11 @@ def webapp_statuses(cluster: NodeCluster) -> dict[str, Obj]:
     return {item["metadata"]["name"]: item.get("status", {}) for item in items}
 
 
-def without_list_on_deployments(cluster: NodeCluster) -> None:
+def without_reading_deployments(cluster: NodeCluster) -> None:
+    """Neither `watch` (a streamed list) nor `list` (its pages) on Deployments."""
     role = cluster.get("clusterrole", "driftctl")
     [rule] = [rule for rule in role["rules"] if rule["resources"] == ["deployments"]]
-    rule["verbs"].remove("list")
+    rule["verbs"] = [verb for verb in rule["verbs"] if verb not in ("list", "watch")]
     cluster.run("replace", "-f", "-", stdin=json.dumps(role))
 
 
@@ -234,7 +235,7 @@ def assert_the_status_follows_the_pods(cluster: NodeCluster) -> None:
 
 def assert_a_missing_permission_stops_the_run_with_exit_4(cluster: NodeCluster) -> None:
     versions = written_versions(cluster)
-    without_list_on_deployments(cluster)
+    without_reading_deployments(cluster)
     job = run_by_hand(cluster, "driftctl-forbidden")
 
     logged = log_of(cluster, "driftctl-forbidden")
