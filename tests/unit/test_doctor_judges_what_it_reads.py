@@ -140,6 +140,36 @@ def test_the_verbs_refused_of_one_rule_are_one_failure_with_the_patch_that_adds_
     ]
 
 
+def test_a_cronjob_that_may_not_watch_what_it_lists_is_warned_it_goes_slower() -> None:
+    """Its runs read WebApps and Deployments page by page: slower, not stopped. The
+    operator's informers cannot do without `watch`."""
+    cronjob = permissions.run_needs(
+        permissions.installed("default", Form.CRONJOB, ()), "driftctl-system"
+    )
+    operator = permissions.run_needs(
+        permissions.installed("default", Form.OPERATOR, ()), "driftctl-system"
+    )
+    refused = {("watch", "webapps")}
+
+    [warned] = permissions.verdicts(SA, [(n, (n.verb, n.resource) not in refused) for n in cronjob])
+    [failed] = permissions.verdicts(
+        SA, [(n, (n.verb, n.resource) not in refused) for n in operator]
+    )
+    [both] = permissions.verdicts(
+        SA, [(n, (n.verb, n.resource) not in refused | {("delete", "webapps")}) for n in cronjob]
+    )
+
+    assert warned.verdict is Verdict.WARN
+    assert warned.line == (
+        "ServiceAccount driftctl-system/driftctl may not watch webapps.example.com in every "
+        "namespace (ClusterRole driftctl grants it: example.com webapps: get, list, watch, "
+        "create, patch, delete): a run reads them page by page, which costs the API server more"
+    )
+    assert (warned.hint or "").startswith("kubectl patch clusterrole driftctl --type=json")
+    assert failed.verdict is Verdict.FAIL
+    assert both.verdict is Verdict.FAIL  # one rule: whatever else it lacks decides
+
+
 def crd_with(**status: Any) -> dict[str, Any]:
     crd = webapp_crd()
     return {**crd, "status": {"conditions": [{"type": "Established", "status": "True", **status}]}}

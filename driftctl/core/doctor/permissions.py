@@ -9,7 +9,8 @@ there, else its ClusterRole's rules in every namespace), its run lock's Role in
 --lock-namespace (the Lease, the Event about it, the notifications' and history's
 ConfigMaps), and the read of the WebApp CRD. So each rule is written once, there, and a
 permission missing is named with the rule that grants it and a `kubectl patch` that adds
-its verb (`hint`).
+its verb (`hint`): a failure, but a warning for a CronJob's `watch` of WebApps and
+Deployments, without which its runs still read them, page by page (shell.kube).
 
 Each need is one review: a SubjectAccessReview for a ServiceAccount (the caller must be
 allowed to create those), or a SelfSubjectAccessReview for the caller (every
@@ -26,8 +27,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from driftctl import conventions as c
 from driftctl.core.api.requests import INSTALLED_KINDS
-from driftctl.core.doctor.findings import Finding, fail, ok
+from driftctl.core.doctor.findings import Finding, fail, ok, warn
 from driftctl.core.installation import NAMESPACE, Installation, manifests
 from driftctl.core.source.crd import webapp_crd
 from driftctl.settings.install import Form, Rbac
@@ -73,6 +75,9 @@ class Need:
     namespace: str | None = None  # None: in every namespace, or a cluster-scoped object
     name: str | None = None
     grant: Grant | None = field(default=None, compare=False)
+    # Without it a run still works, only slower: a CronJob's `watch` of WebApps and
+    # Deployments, which it reads as streamed lists and otherwise page by page.
+    speeds: bool = field(default=False, compare=False)
 
     @property
     def what(self) -> str:
@@ -138,7 +143,12 @@ def run_needs(installation: Installation, lock_namespace: str) -> list[Need]:
         for rule in obj["rules"]:
             grant = Grant(obj["kind"], obj["metadata"]["name"], namespace, json.dumps(rule))
             needs += _expanded(rule, namespace, grant)
+    if installation.form is not Form.OPERATOR:  # the operator's informers watch on
+        needs = [replace(need, speeds=(need.verb, need.resource) in STREAMED) for need in needs]
     return list(dict.fromkeys(needs))
+
+
+STREAMED = frozenset({("watch", c.PLURAL), ("watch", "deployments")})
 
 
 def _expanded(rule: Mapping[str, Any], namespace: str | None, grant: Grant) -> list[Need]:
@@ -198,17 +208,19 @@ def verdicts(
 ) -> list[Finding]:
     """One failure per rule with a verb refused (the verbs refused listed, the rule that
     grants them named); else one ok."""
-    refused: dict[Need, list[str]] = {}
+    refused: dict[Need, list[Need]] = {}
     for need, yes in answered:
         if not yes:
-            refused.setdefault(replace(need, verb=""), []).append(need.verb)
+            refused.setdefault(replace(need, verb=""), []).append(need)
     if not refused:
         what = "`driftctl install` needs" if for_install else "the run needs"
         return [ok(CHECK, f"{subject.display} may do all {len(answered)} things {what}")]
-    return [_refused(subject, need, verbs, for_install) for need, verbs in refused.items()]
+    return [_refused(subject, need, needs, for_install) for need, needs in refused.items()]
 
 
-def _refused(subject: Subject, need: Need, verbs: list[str], for_install: bool) -> Finding:
+def _refused(subject: Subject, need: Need, needs: list[Need], for_install: bool) -> Finding:
+    """A failure; a warning where the run only goes slower without what is refused."""
+    verbs = [each.verb for each in needs]
     line = f"{subject.display} may not {', '.join(verbs)} {need.target}"
     if for_install:
         return fail(
@@ -223,6 +235,9 @@ def _refused(subject: Subject, need: Need, verbs: list[str], for_install: bool) 
     said = (
         f"{line} ({grant.role} grants {'it' if len(verbs) == 1 else 'them'}: {grant.rule_text()})"
     )
+    if all(each.speeds for each in needs) and not for_install:
+        slower = "a run reads them page by page, which costs the API server more"
+        return warn(CHECK, f"{said}: {slower}", _patch(verbs, grant))
     return fail(CHECK, said, _patch(verbs, grant))
 
 
