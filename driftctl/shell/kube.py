@@ -386,7 +386,7 @@ class Kube:
         items: list[dict[str, Any]] = []
         group: list[dict[str, Any]] = []
         try:
-            for event in _lines(answer, request, self._api.host):
+            for event in _events(answer, request, self._api.host, page_size):
                 version = end_of_initial_events(event)
                 if version is not None:
                     on_page(group)
@@ -461,17 +461,55 @@ class Kube:
 
 def _lines(answer: Any, request: Request, server: str) -> Iterator[dict[str, Any]]:
     """Each complete line of a streamed answer, parsed."""
+    for line in _raw_lines(answer, request, server):
+        yield _parse(line)
+
+
+def _raw_lines(answer: Any, request: Request, server: str) -> Iterator[bytes]:
+    """Each complete, non-blank line of a streamed answer, as it comes."""
     pending = b""
     try:
         for chunk in answer.stream(65536):
             pending += chunk
             *complete, pending = pending.split(b"\n")
-            for line in complete:
-                if line.strip():
-                    yield _parse(line)
+            yield from (line for line in complete if line.strip())
     except (urllib3.exceptions.HTTPError, OSError) as failed:
         body = {"message": f"{server} watch broken: {_reason(failed)}"}
         raise ApiError(request, CONNECTION_FAILED, body) from None
+
+
+# How a JSON encoder that writes a WatchEvent's fields in order (Go's) starts an ADDED one.
+_ADDED = b'{"type":"ADDED",'
+
+
+def _events(answer: Any, request: Request, server: str, batch: int) -> Iterator[dict[str, Any]]:
+    """The events of a streamed list, parsed `batch` ADDED lines at a time, as one JSON
+    array: the decoder holds one copy of each key per call, so the objects of a batch share
+    their keys, as a LIST page's items do (parsed one line at a time, 10,000 WebApps and
+    Deployments took 40 MiB more). Any other line (the bookmark that ends the list, an
+    ERROR) is parsed at once, after the lines before it: nothing waits for lines that will
+    not come."""
+    waiting: list[bytes] = []
+    for line in _raw_lines(answer, request, server):
+        waiting.append(line)
+        if len(waiting) < batch and line.startswith(_ADDED):
+            continue
+        yield from _parse_lines(waiting)
+        waiting = []
+    yield from _parse_lines(waiting)
+
+
+def _parse_lines(lines: list[bytes]) -> list[dict[str, Any]]:
+    """Lines parsed as one JSON array; one by one where that fails (a line that is not
+    JSON becomes a message, as `_parse` makes it)."""
+    if len(lines) > 1:
+        try:
+            parsed = json.loads(b"[" + b",".join(lines) + b"]")
+        except ValueError:
+            pass
+        else:
+            return [each if isinstance(each, dict) else {} for each in parsed]
+    return [_parse(line) for line in lines]
 
 
 def _not_connected(failed: Exception) -> bool:
