@@ -10,10 +10,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from driftctl import conventions as c
 from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.manifests import Stamp, build_deployment, webapp_manifest
 from driftctl.core.planning.normalize import comparable, equal
-from driftctl.core.planning.prefilter import drifted_fields
+from driftctl.core.planning.prefilter import (
+    drifted_fields,
+    needs_server_check,
+    needs_server_check_by_paths,
+)
 from driftctl.core.source.model import WebApp, WebAppSpec
 from tests.support.goldens import load_object
 
@@ -88,3 +93,91 @@ def test_looking_up_in_place_finds_what_flattening_finds(
         change(live, what)
 
     assert drifted_fields(desired, live) == flattened(desired, live)
+
+
+OWNERSHIP_CHANGES = st.lists(
+    st.sampled_from(
+        (
+            ("drop", ("f:spec", "f:replicas")),
+            ("drop", ("f:metadata", "f:labels", "f:app.kubernetes.io/name")),
+            ("empty", ("f:spec", "f:paused")),  # a field more
+            ("empty", ("f:metadata", "f:labels", "f:team")),
+            ("empty", ("f:spec",)),  # a field in place of the fields under it
+            ("null", ("f:spec", "f:replicas")),
+            ("dot", ("f:metadata",)),
+            ("version", ()),
+            ("second", ()),
+            ("manager", ()),
+            ("status", ()),
+        )
+    ),
+    max_size=3,
+)
+
+
+def change_ownership(obj: dict[str, Any], what: tuple[str, tuple[str, ...]]) -> None:
+    """Change driftctl's Apply entry of `obj` (its first managedFields entry)."""
+    kind, path = what
+    entries = obj["metadata"]["managedFields"]
+    entry = entries[0]
+    if kind in ("version", "manager"):
+        entry["apiVersion" if kind == "version" else "manager"] = "other"
+        return
+    if kind in ("second", "status"):
+        extra = copy.deepcopy(entry)
+        extra["fieldsV1"] = {"f:spec": {"f:paused": {}}}
+        if kind == "status":
+            extra["subresource"] = "status"
+        entries.append(extra)
+        return
+    *parents, last = path
+    node = entry["fieldsV1"]
+    for element in parents:
+        node = node.setdefault(element, {})
+    if kind == "drop":
+        node.pop(last, None)
+    elif kind == "empty":
+        node[last] = {}
+    elif kind == "null":
+        node[last] = None
+    elif kind == "dot":
+        node.setdefault(last, {})["."] = {}
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    deployment=st.booleans(),
+    changes=CHANGES,
+    ownership=OWNERSHIP_CHANGES,
+    replicas=st.integers(0, 3),
+    repeated=st.booleans(),
+)
+def test_one_walk_answers_as_spelling_every_path(
+    deployment: bool,
+    changes: list[tuple[str, Any, Any]],
+    ownership: list[tuple[str, tuple[str, ...]]],
+    replicas: int,
+    repeated: bool,
+) -> None:
+    """needs_server_check walks the manifest, the live object and driftctl's fieldsV1 side
+    by side; its answer is the definition's (every path spelled, looked up, and the field
+    sets compared), and where the manifest repeats an item key it asks the server."""
+    app = WebApp("shop", "web", WebAppSpec("nginx:1.27", replicas))
+    if deployment:
+        live = copy.deepcopy(load_object({"$ref": "deployment-shop.json"}))
+        desired = build_deployment(app, "default", live["metadata"]["ownerReferences"][0]["uid"])
+        containers = desired["spec"]["template"]["spec"]["containers"]
+    else:
+        live = copy.deepcopy(load_object({"$ref": "webapp-shop.json"}))
+        desired = webapp_manifest(app, STAMP)
+        containers = desired["metadata"]["finalizers"]
+    if repeated:
+        containers.append(copy.deepcopy(containers[0]))
+    for what in changes:
+        change(live, what)
+    for owned in ownership:
+        change_ownership(live, owned)
+
+    defined = needs_server_check_by_paths(desired, live, c.FIELD_MANAGER)
+    walked = needs_server_check(desired, live, c.FIELD_MANAGER)
+    assert walked == (defined or repeated)

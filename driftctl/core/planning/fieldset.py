@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from driftctl.core.planning.normalize import equal
 from driftctl.core.planning.objects import Obj, metadata
 from driftctl.ignore_rules import pointer_tokens
 
@@ -171,8 +172,11 @@ def _has_key(item: Any, key: dict[str, Any]) -> bool:
 
 
 # Identity fields are part of every request but never recorded in managedFields.
+_IDENTITY_PLAIN: frozenset[PlainPath] = frozenset(
+    {("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "namespace")}
+)
 _IDENTITY: frozenset[FieldPath] = frozenset(
-    {("f:apiVersion",), ("f:kind",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace")}
+    tuple(f"f:{key}" for key in plain) for plain in _IDENTITY_PLAIN
 )
 
 
@@ -202,6 +206,124 @@ def tree_paths(tree: Obj) -> frozenset[FieldPath]:
     return frozenset(out)
 
 
+def holds_exactly(desired: Obj, live: Obj, tree: Obj, present_only: frozenset[PlainPath]) -> bool:
+    """Whether `live` holds every field `desired` sets, each value equal (at `present_only`:
+    there at all), and the fieldsV1 `tree` holds exactly `fieldset(desired)`.
+
+    The same answer as comparing `leaves(desired)` with `value_at(live, ...)` and
+    `fieldset(desired)` with `tree_paths(tree)`, found in one walk of the three side by
+    side, without spelling a field path: every unchanged object of a plan is asked. The
+    sets are equal when, at each node, the tree holds a field where `desired` has one and
+    nothing else. Where the two ways could part (an item key or set member `desired`
+    repeats), False.
+    """
+    return _fields_held(desired, live, tree, (), present_only) >= 0
+
+
+_PARTED = -1  # what `_fields_held` answers once the three part
+
+
+def _fields_held(
+    value: Any, live: Any, owned: Any, plain: PlainPath, present_only: frozenset[PlainPath]
+) -> int:
+    """How many fields `desired`'s `value` at `plain` sets (the identity's not counted),
+    each one held by `live` and by `owned` (the nodes at the same place, _MISSING where
+    there are none); _PARTED as soon as one is not, or `owned` holds more. `_walk`'s
+    cases, in its order."""
+    if isinstance(value, dict) and value and plain not in _ATOMIC_STRUCTS:
+        if not isinstance(live, dict):
+            return _PARTED
+        inner = owned if isinstance(owned, dict) else {}
+        children = []
+        for key, child in value.items():
+            held = _fields_held(
+                child,
+                live.get(key, _MISSING),
+                inner.get(_MAP_KEY[key], _MISSING),
+                (*plain, key),
+                present_only,
+            )
+            if held < 0:
+                return _PARTED
+            children.append(held)
+        return _all_owned(inner, children)
+    if isinstance(value, list):
+        keys = _MAP_LISTS.get(plain)
+        if keys is not None:
+            return _items_held(value, live, owned, plain, keys, present_only)
+        if plain in _SET_LISTS:
+            return _members_held(value, live, owned)
+    return _field_held(value, live, owned, plain, present_only)
+
+
+def _field_held(
+    value: Any, live: Any, owned: Any, plain: PlainPath, present_only: frozenset[PlainPath]
+) -> int:
+    """`_fields_held` of one field (a value `desired` sets as a whole)."""
+    if live is _MISSING or (plain not in present_only and not equal(live, value)):
+        return _PARTED
+    if plain in _IDENTITY_PLAIN:
+        return 0  # compared, never owned
+    return 1 if _is_leaf(owned) else _PARTED
+
+
+def _items_held(
+    items: list[Any],
+    live: Any,
+    owned: Any,
+    plain: PlainPath,
+    keys: tuple[str, ...],
+    present_only: frozenset[PlainPath],
+) -> int:
+    if not isinstance(live, list):
+        return _PARTED
+    inner = owned if isinstance(owned, dict) else {}
+    item_plain, seen, children = (*plain, ITEM), set(), []
+    for item in items:
+        element = item_element(item, keys)
+        if element in seen:
+            return _PARTED
+        seen.add(element)
+        key = _decoded(element[2:])
+        found = next((each for each in live if _has_key(each, key)), _MISSING)
+        held = _fields_held(item, found, inner.get(element, _MISSING), item_plain, present_only)
+        if held < 0:
+            return _PARTED
+        children.append(held)
+    return _all_owned(inner, children)
+
+
+def _members_held(members: list[Any], live: Any, owned: Any) -> int:
+    if not isinstance(live, list):
+        return _PARTED
+    inner = owned if isinstance(owned, dict) else {}
+    seen = set()
+    for member in members:
+        element = member_element(member)
+        held = _decoded(element[2:])
+        if element in seen or held not in live or not equal(held, member):
+            return _PARTED
+        if not _is_leaf(inner.get(element, _MISSING)):
+            return _PARTED
+        seen.add(element)
+    return _all_owned(inner, [1] * len(seen))
+
+
+def _all_owned(owned: Obj, children: list[int]) -> int:
+    """The fields under a node, when `owned` holds no other child than those that hold
+    fields (each found in it already) and its "." (the node's own mark)."""
+    holding = sum(1 for held in children if held)
+    elements = len(owned) - ("." in owned)
+    return sum(children) if holding == elements else _PARTED
+
+
+def _is_leaf(node: Any) -> bool:
+    """Whether a fieldsV1 node is a field's own (no fields under it), as `tree_paths` takes it."""
+    if node is _MISSING:
+        return False
+    return not isinstance(node, dict) or all(key == "." for key in node)
+
+
 def to_fields_v1(paths: Iterable[FieldPath]) -> Obj:
     """A `fieldsV1` tree holding `paths` (as the server writes it, "." on inner items)."""
     tree: Obj = {}
@@ -226,7 +348,7 @@ def owned_fields(
     """The fields `manager` owns by Apply in `obj`; the status subresource's entry is separate."""
     owned: set[FieldPath] = set()
     for entry in managed_entries(obj):
-        if _is_apply_entry(entry, manager, api_version, subresource):
+        if is_apply_entry(entry, manager, api_version, subresource):
             owned |= tree_paths(entry.get("fieldsV1") or {})
     return frozenset(owned)
 
@@ -239,7 +361,7 @@ def owns_field(
     if not path:  # the root is no field
         return False
     for entry in managed_entries(obj):
-        if not _is_apply_entry(entry, manager, api_version, subresource):
+        if not is_apply_entry(entry, manager, api_version, subresource):
             continue
         node: Any = entry.get("fieldsV1") or {}
         for element in path:
@@ -252,7 +374,8 @@ def owns_field(
     return False
 
 
-def _is_apply_entry(entry: Obj, manager: str, api_version: str, subresource: str) -> bool:
+def is_apply_entry(entry: Obj, manager: str, api_version: str, subresource: str = "") -> bool:
+    """Whether a managedFields entry is `manager`'s Apply of `api_version` (of `subresource`)."""
     return (
         entry.get("manager") == manager
         and entry.get("operation") == "Apply"

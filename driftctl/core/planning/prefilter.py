@@ -24,7 +24,8 @@ from driftctl.core.planning import fieldset as fs
 from driftctl.core.planning.normalize import STAMP_ANNOTATIONS, equal
 from driftctl.core.planning.objects import Obj
 
-_STAMP_PATHS = frozenset(("f:metadata", "f:annotations", f"f:{key}") for key in STAMP_ANNOTATIONS)
+_STAMP_PLAIN = frozenset(("metadata", "annotations", key) for key in STAMP_ANNOTATIONS)
+_STAMP_PATHS = frozenset(tuple(f"f:{key}" for key in plain) for plain in _STAMP_PLAIN)
 
 
 def drifted_fields(desired: Obj, live: Obj) -> list[fs.FieldPath]:
@@ -57,9 +58,24 @@ def _owns_exactly(fields: frozenset[fs.FieldPath], desired: Obj, live: Obj, mana
 
 
 def needs_server_check(desired: Obj, live: Obj | None, manager: str) -> bool:
-    """False only when applying `desired` certainly changes nothing in `live`."""
+    """False only when applying `desired` certainly changes nothing in `live`: no field
+    drifted (`drifted_fields`) and `manager` owns exactly what it sets
+    (`ownership_matches`), found in one walk where `manager` has one Apply entry."""
     if live is None:
         return True
+    version = str(desired.get("apiVersion", ""))
+    trees = [
+        entry.get("fieldsV1")
+        for entry in fs.managed_entries(live)
+        if fs.is_apply_entry(entry, manager, version)
+    ]
+    if len(trees) == 1 and isinstance(trees[0], dict):
+        return not fs.holds_exactly(desired, live, trees[0], _STAMP_PLAIN)
+    return needs_server_check_by_paths(desired, live, manager)
+
+
+def needs_server_check_by_paths(desired: Obj, live: Obj, manager: str) -> bool:
+    """`needs_server_check` by its definition: every field path spelled and looked up."""
     wanted = fs.leaves(desired)  # walked once for both questions
     if _drifted(wanted, live):
         return True
