@@ -135,7 +135,10 @@ def wait_for_rollouts(
     state = _Wait(set(waited_for(report)), dict(report.rollouts), list(report.ended))
     failed = {each.key for each in report.outcomes if each.outcome is Outcome.FAILED}
     # This run's corrections are recorded already: a look again must not count them twice.
-    facts = {k: dataclasses.replace(facts_of(plan, k, failed), corrected=()) for k in state.waited}
+    facts = {
+        k: dataclasses.replace(facts_of(plan.actions, k, failed, holds=plan.holds), corrected=())
+        for k in state.waited
+    }
     client = kube.with_deadline(wait.timeout)
     now = datetime.datetime.now(datetime.UTC)
     cap = request.recording.max_events

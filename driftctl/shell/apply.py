@@ -426,8 +426,7 @@ class Applier:
         if self._crd.status is None:  # the installed CRD has no status subresource
             return [], None
         deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        own = replace(self._plan, actions=tuple(chain))
-        facts = replace(facts_of(own, key, self._failed), verified=self.verified)
+        facts = facts_of(chain, key, self._failed, holds=self._plan.holds, verified=self.verified)
         try:
             update = write_status(
                 self.kube,

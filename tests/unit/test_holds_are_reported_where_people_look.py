@@ -46,9 +46,14 @@ def test_a_suspended_webapp_s_status_says_so_and_nothing_else_moves() -> None:
         holds={APP: Hold(Control.SUSPEND, SUSPENDED)},
     )
 
-    update = status_update(before, status_deployment(3), NOW, facts_of(plan, APP, set()))
+    update = status_update(
+        before, status_deployment(3), NOW, facts_of(plan.actions, APP, set(), holds=plan.holds)
+    )
     again = status_update(
-        {**before, "status": update.status}, None, NOW, facts_of(plan, APP, set())
+        {**before, "status": update.status},
+        None,
+        NOW,
+        facts_of(plan.actions, APP, set(), holds=plan.holds),
     )
 
     assert update.status["available_replicas"] == 1  # frozen: the Deployment is not read
@@ -61,7 +66,12 @@ def test_a_suspended_webapp_s_status_says_so_and_nothing_else_moves() -> None:
 def test_held_drift_is_listed_with_the_fields_kept_and_a_held_condition() -> None:
     plan = held_plan(Held(DEP, WARN, Verb.UPDATE, Control.DRIFT, kept=(DRIFT,)))
 
-    status = status_update(status_webapp(), status_deployment(3), NOW, facts_of(plan, APP, set()))
+    status = status_update(
+        status_webapp(),
+        status_deployment(3),
+        NOW,
+        facts_of(plan.actions, APP, set(), holds=plan.holds),
+    )
 
     assert status.status["ignoredFields"] == [
         {"kind": "Deployment", "field": "spec.replicas", "reason": WARN}

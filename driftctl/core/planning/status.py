@@ -46,23 +46,23 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Container
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from driftctl import conventions as c
 from driftctl.core.planning import fights
 from driftctl.core.planning.actions import (
+    Action,
     Conflict,
     Create,
-    Plan,
     Replace,
     Unchanged,
     Update,
     kept_of,
 )
 from driftctl.core.planning.changes import FieldChange
-from driftctl.core.planning.controls import Control
+from driftctl.core.planning.controls import Control, Hold
 from driftctl.core.planning.holding import Summary, held_summary
 from driftctl.core.planning.installed_crd import fit
 from driftctl.core.planning.normalize import equal
@@ -76,6 +76,7 @@ from driftctl.kube_formats import api_time, parse_api_time
 # Every status field driftctl writes: one it no longer sends must count as a change.
 STATUS_FIELDS = tuple(json_name(WebAppStatus, f.name) for f in dataclasses.fields(WebAppStatus))
 KEPT_REPLICAS = (c.DEPLOYMENT_KIND, "spec.replicas")
+_NO_HOLDS: Mapping[ObjectKey, Hold] = {}
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,18 @@ class StatusFacts:
     frozen: bool = False
 
 
-def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> StatusFacts:
-    """The facts of one WebApp and its Deployment; corrections only of what was applied."""
+def facts_of(
+    actions: Iterable[Action],
+    webapp: ObjectKey,
+    failed: Container[ObjectKey],
+    *,
+    holds: Mapping[ObjectKey, Hold] = _NO_HOLDS,
+    verified: tuple[str, str] | None = None,
+) -> StatusFacts:
+    """The facts of one WebApp and its Deployment, from a plan's `actions` (its own chain's
+    will do) and `holds`; corrections only of what was applied. `verified`: this run's."""
     deployment = ObjectKey(c.DEPLOYMENT_KIND, webapp.namespace, webapp.name)
-    actions = [action for action in plan.actions if action.key in (webapp, deployment)]
+    actions = [action for action in actions if action.key in (webapp, deployment)]
     ignored = tuple(
         (action.key.kind, kept.path, kept.reason) for action in actions for kept in kept_of(action)
     )
@@ -120,11 +129,13 @@ def facts_of(plan: Plan, webapp: ObjectKey, failed: Container[ObjectKey]) -> Sta
         and deployment not in failed
     )
     held = held_summary(actions)
-    suspended = plan.holds.get(webapp)
+    suspended = holds.get(webapp)
     if suspended is not None and suspended.control is Control.SUSPEND:
         held = held or Summary(Control.SUSPEND, f"{webapp.display}: {suspended.reason}")
     frozen = held is not None and held.control is Control.SUSPEND
-    return StatusFacts(ignored, corrected, conflict, current=current, held=held, frozen=frozen)
+    return StatusFacts(
+        ignored, corrected, conflict, current=current, verified=verified, held=held, frozen=frozen
+    )
 
 
 HELD = "Held"  # the condition present while a control holds something of the WebApp

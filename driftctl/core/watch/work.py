@@ -80,7 +80,7 @@ def _status_moves(
     if webapp is None or is_terminating(webapp):
         return False
     deployment = live.deployments.get(key.place)
-    facts = facts_of(Plan(tuple(actions)), key, ())
+    facts = facts_of(actions, key, ())
     return status_update(webapp, deployment, now, facts).changed
 
 
