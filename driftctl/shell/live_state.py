@@ -177,7 +177,8 @@ def _word(text: str, trees: dict[Any, Any]) -> str:
 def _shared(tree: Any, trees: dict[Any, Any], place: tuple[str, ...], depth: int) -> Any:
     """The part held for `tree`'s value, found without writing it out: first the last part
     held at its place (the same field of the object before), compared by == (in C); then
-    any part seen, by the hash of its repr, confirmed by ==.
+    any part seen, by the hash of its repr, confirmed by ==. A field tree (`depth` > 0)
+    unlike the last is not written out whole: its parts are looked up.
 
     Python's == takes `1` for `True` and `1.0`; a repr spells each with its type. Only
     values of one type per field are compared by == alone: field trees (maps of maps),
@@ -188,15 +189,19 @@ def _shared(tree: Any, trees: dict[Any, Any], place: tuple[str, ...], depth: int
         last = trees.get(place)
         if last is not None and last == tree:
             return last
+    if depth > 0 and isinstance(tree, dict):
+        # Unlike the one before: most often this object's own (a Deployment's tree names
+        # its owner's uid), so not looked up whole; its parts are.
+        for element, child in tree.items():
+            if isinstance(child, dict):
+                tree[element] = _shared(child, trees, (*place, element), depth - 1)
+        trees[place] = tree
+        return tree
     key = hash(repr(tree))  # an int key: apart from words and places
     held = trees.get(key)
     if held is not None and held == tree:
         trees[place] = held
         return held
-    if depth > 0 and isinstance(tree, dict):
-        for element, child in tree.items():
-            if isinstance(child, dict):
-                tree[element] = _shared(child, trees, (*place, element), depth - 1)
     trees[key] = trees[place] = tree
     return tree
 
