@@ -158,3 +158,28 @@ def test_problems_sort_by_file_line_and_column() -> None:
         Problem("a.yaml", 9, 1, "z"),
     ]
     assert [str(p) for p in sorted(problems)] == ["a.yaml:9:1: z", "a.yaml:9:2: y", "b.yaml:1:1: x"]
+
+
+def test_a_scalar_means_the_same_each_time_it_is_written() -> None:
+    """Each plain scalar's type is looked up once and kept: written again, plain or quoted,
+    it reads as YAML 1.1 reads it, and an implicit merge key is still refused."""
+    text = b'a: true\nb: "true"\nc: true\nd: 010\ne: "010"\nf: 010\ng: null\nh: ~\n'
+    loaded = load_file("apps.yaml", text)
+    again = load_file("other.yaml", text)
+    for each in (loaded, again):
+        assert each.problems == ()
+        [document] = each.documents
+        assert document.body == {
+            "a": True,
+            "b": "true",
+            "c": True,
+            "d": 8,
+            "e": "010",
+            "f": 8,
+            "g": None,
+            "h": None,
+        }
+    merged = load_file("merge.yaml", b"a: 1\n<<: {b: 2}\n")
+    assert [str(problem) for problem in merged.problems] == [
+        "merge.yaml:2:1: merge keys (<<) are refused: write keys out"
+    ]

@@ -149,6 +149,22 @@ def load_file(
     return _Composer(file, text, lists, keys).documents()
 
 
+def _implicit_tag(value: str, implicit: tuple[bool, bool]) -> str:
+    """The tag YAML's resolver gives a scalar written without one, found once per value: the
+    same keys and words recur in every WebApp."""
+    tag = _IMPLICIT_TAGS.get((value, implicit))
+    if tag is None:
+        if len(_IMPLICIT_TAGS) >= _MAX_IMPLICIT_TAGS:  # many names and images: start over
+            _IMPLICIT_TAGS.clear()
+        tag = _IMPLICIT_TAGS[value, implicit] = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
+    return tag
+
+
+_RESOLVER: Any = yaml.resolver.Resolver()  # the safe loaders' own (untyped, as _Loader)
+_IMPLICIT_TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}
+_MAX_IMPLICIT_TAGS = 10_000
+
+
 def _refused_tag(tag: str) -> str:
     shown = tag.replace(_YAML, "!!", 1) if tag.startswith(_YAML) else tag
     return f"tag {shown} is refused: only plain data (strings, numbers, booleans, null)"
@@ -232,7 +248,7 @@ class _Composer:
     def _scalar(self, event: Any) -> Any:
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            tag = _implicit_tag(event.value, event.implicit)
         if tag == f"{_YAML}str":
             return event.value
         if tag not in _SCALAR_TAGS:
@@ -275,7 +291,7 @@ class _Composer:
         if isinstance(event, events.CollectionStartEvent):
             raise _Refusal(event.start_mark, "mapping keys must be plain scalars")
         if isinstance(event, events.ScalarEvent) and event.tag is None and event.implicit[0]:
-            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            tag = _implicit_tag(event.value, event.implicit)
             if tag == _MERGE_TAG:
                 raise _Refusal(event.start_mark, "merge keys (<<) are refused: write keys out")
         return self._value((), {}, depth=0)
