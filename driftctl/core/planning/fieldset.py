@@ -217,68 +217,114 @@ def holds_exactly(desired: Obj, live: Obj, tree: Obj, present_only: frozenset[Pl
     nothing else. Where the two ways could part (an item key or set member `desired`
     repeats), False.
     """
-    return _fields_held(desired, live, tree, (), present_only) >= 0
+    return _fields_held(desired, live, tree, _places(present_only)) >= 0
+
+
+class _Place:
+    """What the field at one plain path is (`_walk` asks the same of the path itself): its
+    list or struct type, whether it is the identity's or only needs to be there; and the
+    places under it. A path of no such type leads to `_PLAIN`."""
+
+    __slots__ = ("atomic", "children", "identity", "item", "keys", "members", "present_only")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Place] = {}
+        self.atomic = self.members = self.identity = self.present_only = False
+        self.keys: tuple[str, ...] | None = None
+        self.item: _Place = self  # the place of a list's items (set with `keys`)
+
+    def under(self, key: str) -> _Place:
+        return self.children.get(key, _PLAIN)
+
+
+_PLAIN = _Place()  # under it, everything is plain too
+
+
+@functools.lru_cache(maxsize=8)
+def _places(present_only: frozenset[PlainPath]) -> _Place:
+    """The places of `_ATOMIC_STRUCTS`, `_MAP_LISTS`, `_SET_LISTS`, `_IDENTITY_PLAIN` and
+    `present_only`, as a tree from the root."""
+    root = _Place()
+
+    def at(plain: PlainPath) -> _Place:
+        place = root
+        for key in plain:
+            if key == ITEM:
+                place.item = place.item if place.item is not place else _Place()
+                place = place.item
+            else:
+                place = place.children.setdefault(key, _Place())
+        return place
+
+    for plain in _ATOMIC_STRUCTS:
+        at(plain).atomic = True
+    for plain, keys in _MAP_LISTS.items():
+        at(plain).keys = keys
+        at((*plain, ITEM))
+    for plain in _SET_LISTS:
+        at(plain).members = True
+    for plain in _IDENTITY_PLAIN:
+        at(plain).identity = True
+    for plain in present_only:
+        at(plain).present_only = True
+    return root
 
 
 _PARTED = -1  # what `_fields_held` answers once the three part
 
 
-def _fields_held(
-    value: Any, live: Any, owned: Any, plain: PlainPath, present_only: frozenset[PlainPath]
-) -> int:
-    """How many fields `desired`'s `value` at `plain` sets (the identity's not counted),
+def _fields_held(value: Any, live: Any, owned: Any, place: _Place) -> int:
+    """How many fields `desired`'s `value` at `place` sets (the identity's not counted),
     each one held by `live` and by `owned` (the nodes at the same place, _MISSING where
     there are none); _PARTED as soon as one is not, or `owned` holds more. `_walk`'s
     cases, in its order."""
-    if isinstance(value, dict) and value and plain not in _ATOMIC_STRUCTS:
+    if isinstance(value, dict) and value and not place.atomic:
         if not isinstance(live, dict):
             return _PARTED
         inner = owned if isinstance(owned, dict) else {}
-        children = []
+        total = holding = 0
         for key, child in value.items():
             held = _fields_held(
-                child,
-                live.get(key, _MISSING),
-                inner.get(_MAP_KEY[key], _MISSING),
-                (*plain, key),
-                present_only,
+                child, live.get(key, _MISSING), inner.get(_MAP_KEY[key], _MISSING), place.under(key)
             )
             if held < 0:
                 return _PARTED
-            children.append(held)
-        return _all_owned(inner, children)
+            total += held
+            holding += held > 0
+        return total if holding == len(inner) - ("." in inner) else _PARTED
     if isinstance(value, list):
-        keys = _MAP_LISTS.get(plain)
-        if keys is not None:
-            return _items_held(value, live, owned, plain, keys, present_only)
-        if plain in _SET_LISTS:
+        if place.keys is not None:
+            return _items_held(value, live, owned, place)
+        if place.members:
             return _members_held(value, live, owned)
-    return _field_held(value, live, owned, plain, present_only)
+    return _field_held(value, live, owned, place)
 
 
-def _field_held(
-    value: Any, live: Any, owned: Any, plain: PlainPath, present_only: frozenset[PlainPath]
-) -> int:
+def _field_held(value: Any, live: Any, owned: Any, place: _Place) -> int:
     """`_fields_held` of one field (a value `desired` sets as a whole)."""
-    if live is _MISSING or (plain not in present_only and not equal(live, value)):
+    if live is _MISSING or (not place.present_only and not _same(live, value)):
         return _PARTED
-    if plain in _IDENTITY_PLAIN:
+    if place.identity:
         return 0  # compared, never owned
     return 1 if _is_leaf(owned) else _PARTED
 
 
-def _items_held(
-    items: list[Any],
-    live: Any,
-    owned: Any,
-    plain: PlainPath,
-    keys: tuple[str, ...],
-    present_only: frozenset[PlainPath],
-) -> int:
+def _same(live: Any, value: Any) -> bool:
+    """`equal`, at once for the strings and numbers most fields hold."""
+    if live.__class__ is not value.__class__:
+        return False
+    if isinstance(value, dict | list):
+        return equal(live, value)
+    return bool(live == value)
+
+
+def _items_held(items: list[Any], live: Any, owned: Any, place: _Place) -> int:
     if not isinstance(live, list):
         return _PARTED
     inner = owned if isinstance(owned, dict) else {}
-    item_plain, seen, children = (*plain, ITEM), set(), []
+    keys = place.keys or ()
+    seen: set[str] = set()
+    total = holding = 0
     for item in items:
         element = item_element(item, keys)
         if element in seen:
@@ -286,18 +332,19 @@ def _items_held(
         seen.add(element)
         key = _decoded(element[2:])
         found = next((each for each in live if _has_key(each, key)), _MISSING)
-        held = _fields_held(item, found, inner.get(element, _MISSING), item_plain, present_only)
+        held = _fields_held(item, found, inner.get(element, _MISSING), place.item)
         if held < 0:
             return _PARTED
-        children.append(held)
-    return _all_owned(inner, children)
+        total += held
+        holding += held > 0
+    return total if holding == len(inner) - ("." in inner) else _PARTED
 
 
 def _members_held(members: list[Any], live: Any, owned: Any) -> int:
     if not isinstance(live, list):
         return _PARTED
     inner = owned if isinstance(owned, dict) else {}
-    seen = set()
+    seen: set[str] = set()
     for member in members:
         element = member_element(member)
         held = _decoded(element[2:])
@@ -306,15 +353,7 @@ def _members_held(members: list[Any], live: Any, owned: Any) -> int:
         if not _is_leaf(inner.get(element, _MISSING)):
             return _PARTED
         seen.add(element)
-    return _all_owned(inner, [1] * len(seen))
-
-
-def _all_owned(owned: Obj, children: list[int]) -> int:
-    """The fields under a node, when `owned` holds no other child than those that hold
-    fields (each found in it already) and its "." (the node's own mark)."""
-    holding = sum(1 for held in children if held)
-    elements = len(owned) - ("." in owned)
-    return sum(children) if holding == elements else _PARTED
+    return len(seen) if len(seen) == len(inner) - ("." in inner) else _PARTED
 
 
 def _is_leaf(node: Any) -> bool:
