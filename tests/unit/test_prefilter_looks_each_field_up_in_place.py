@@ -104,6 +104,8 @@ OWNERSHIP_CHANGES = st.lists(
             ("empty", ("f:metadata", "f:labels", "f:team")),
             ("empty", ("f:spec",)),  # a field in place of the fields under it
             ("null", ("f:spec", "f:replicas")),
+            ("under", ("f:spec", "f:replicas")),  # a field under a field
+            ("under", ("f:metadata", "f:labels", "f:app.kubernetes.io/name")),
             ("dot", ("f:metadata",)),
             ("version", ()),
             ("second", ()),
@@ -140,6 +142,8 @@ def change_ownership(obj: dict[str, Any], what: tuple[str, tuple[str, ...]]) -> 
         node[last] = {}
     elif kind == "null":
         node[last] = None
+    elif kind == "under":
+        node[last] = {"f:more": {}}
     elif kind == "dot":
         node.setdefault(last, {})["."] = {}
 

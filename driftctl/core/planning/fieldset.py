@@ -279,25 +279,43 @@ def _fields_held(value: Any, live: Any, owned: Any, place: _Place) -> int:
     there are none); _PARTED as soon as one is not, or `owned` holds more. `_walk`'s
     cases, in its order."""
     if isinstance(value, dict) and value and not place.atomic:
-        if not isinstance(live, dict):
-            return _PARTED
-        inner = owned if isinstance(owned, dict) else {}
-        total = holding = 0
-        for key, child in value.items():
-            held = _fields_held(
-                child, live.get(key, _MISSING), inner.get(_MAP_KEY[key], _MISSING), place.under(key)
-            )
-            if held < 0:
-                return _PARTED
-            total += held
-            holding += held > 0
-        return total if holding == len(inner) - ("." in inner) else _PARTED
+        return _map_held(value, live, owned, place)
     if isinstance(value, list):
         if place.keys is not None:
             return _items_held(value, live, owned, place)
         if place.members:
             return _members_held(value, live, owned)
     return _field_held(value, live, owned, place)
+
+
+def _map_held(value: Obj, live: Any, owned: Any, place: _Place) -> int:
+    if not isinstance(live, dict):
+        return _PARTED
+    inner = owned if isinstance(owned, dict) else {}
+    total = holding = 0
+    for key, child in value.items():
+        under = place.children.get(key, _PLAIN)
+        current = live.get(key, _MISSING)
+        node = inner.get(_MAP_KEY[key], _MISSING)
+        if under is _PLAIN and child.__class__ in _SCALARS:  # most fields: `_field_held`, inline
+            if current.__class__ is not child.__class__ or current != child:
+                return _PARTED
+            if node is _MISSING or (
+                isinstance(node, dict) and node and any(k != "." for k in node)
+            ):
+                return _PARTED
+            total += 1
+            holding += 1
+            continue
+        held = _fields_held(child, current, node, under)
+        if held < 0:
+            return _PARTED
+        total += held
+        holding += held > 0
+    return total if holding == len(inner) - ("." in inner) else _PARTED
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _field_held(value: Any, live: Any, owned: Any, place: _Place) -> int:
