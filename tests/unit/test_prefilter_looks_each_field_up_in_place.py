@@ -49,6 +49,7 @@ CHANGES = st.lists(
             ("container", "sidecar", "envoy"),
             ("selector", "app.kubernetes.io/name", "other"),
             ("finalizers", None, []),
+            ("finalizers", None, None),
         )
     ),
     max_size=4,
@@ -100,6 +101,7 @@ OWNERSHIP_CHANGES = st.lists(
         (
             ("drop", ("f:spec", "f:replicas")),
             ("drop", ("f:metadata", "f:labels", "f:app.kubernetes.io/name")),
+            ("drop", ("f:metadata", "f:finalizers")),
             ("empty", ("f:spec", "f:paused")),  # a field more
             ("empty", ("f:metadata", "f:labels", "f:team")),
             ("empty", ("f:spec",)),  # a field in place of the fields under it
@@ -155,6 +157,7 @@ def change_ownership(obj: dict[str, Any], what: tuple[str, tuple[str, ...]]) -> 
     ownership=OWNERSHIP_CHANGES,
     replicas=st.integers(0, 3),
     repeated=st.booleans(),
+    emptied=st.booleans(),
 )
 def test_one_walk_answers_as_spelling_every_path(
     deployment: bool,
@@ -162,6 +165,7 @@ def test_one_walk_answers_as_spelling_every_path(
     ownership: list[tuple[str, tuple[str, ...]]],
     replicas: int,
     repeated: bool,
+    emptied: bool,
 ) -> None:
     """needs_server_check walks the manifest, the live object and driftctl's fieldsV1 side
     by side; its answer is the definition's (every path spelled, looked up, and the field
@@ -177,6 +181,8 @@ def test_one_walk_answers_as_spelling_every_path(
         containers = desired["metadata"]["finalizers"]
     if repeated:
         containers.append(copy.deepcopy(containers[0]))
+    elif emptied:  # a list that sets no field
+        containers.clear()
     for what in changes:
         change(live, what)
     for owned in ownership:
@@ -185,3 +191,16 @@ def test_one_walk_answers_as_spelling_every_path(
     defined = needs_server_check_by_paths(desired, live, c.FIELD_MANAGER)
     walked = needs_server_check(desired, live, c.FIELD_MANAGER)
     assert walked == (defined or repeated)
+
+
+def test_a_list_that_sets_no_field_is_not_looked_up() -> None:
+    """An empty map list or set in the manifest sets no field: whether the live object has
+    the list at all does not matter, as by the definition."""
+    desired = webapp_manifest(WebApp("shop", "web", WebAppSpec("nginx:1.27", 3)), STAMP)
+    desired["metadata"]["finalizers"] = []
+    live = copy.deepcopy(load_object({"$ref": "webapp-shop.json"}))
+    del live["metadata"]["finalizers"]
+    change_ownership(live, ("drop", ("f:metadata", "f:finalizers")))
+
+    assert not needs_server_check_by_paths(desired, live, c.FIELD_MANAGER)
+    assert not needs_server_check(desired, live, c.FIELD_MANAGER)

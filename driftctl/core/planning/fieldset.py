@@ -280,11 +280,12 @@ def _fields_held(value: Any, live: Any, owned: Any, place: _Place) -> int:
     cases, in its order."""
     if isinstance(value, dict) and value and not place.atomic:
         return _map_held(value, live, owned, place)
-    if isinstance(value, list):
-        if place.keys is not None:
-            return _items_held(value, live, owned, place)
+    if isinstance(value, list) and (place.keys is not None or place.members):
+        if not value:  # sets no field, as in `_walk`: whatever is there stays
+            return 0
         if place.members:
             return _members_held(value, live, owned)
+        return _items_held(value, live, owned, place)
     return _field_held(value, live, owned, place)
 
 
