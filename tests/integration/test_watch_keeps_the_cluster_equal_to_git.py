@@ -86,7 +86,7 @@ def test_a_scaled_deployment_is_put_back_and_a_quiet_period_writes_nothing(
     assert eventually(
         lambda: process.metric("driftctl_watch_drift_correction_seconds_count") >= 1, 10
     )
-    assert process.said("configured Deployment/")
+    assert eventually(lambda: process.said("configured Deployment/"), 10), process.log()
     assert eventually(lambda: process.metric("driftctl_watch_own_writes_pending") == 0, 10), (
         "every write of its own came back as an event and was forgotten"
     )

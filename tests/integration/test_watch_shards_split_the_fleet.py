@@ -70,7 +70,7 @@ def test_two_shards_split_the_fleet_and_a_standby_takes_over_a_dead_leaders_shar
     leader = {shard_led(each): each for each in processes if shard_led(each) is not None}
     [standby] = [each for each in processes if shard_led(each) is None]
     assert eventually(lambda: all(each.ready() for each in processes), 60)
-    assert standby.said("standby:")
+    assert eventually(lambda: standby.said("standby:"), 10), standby.log()
     assert leader[0].metric("driftctl_watch_shard_info", shard="0/2") == 1
 
     for shard, other in ((0, 1), (1, 0)):

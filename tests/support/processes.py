@@ -12,6 +12,22 @@ def open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def open_targets(pid: int) -> list[str]:
+    """What each open file descriptor of the process is: a path, `pipe:[…]`, `socket:[…]`."""
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            continue  # closed while listed
+    return sorted(targets)
+
+
+def open_sockets(pid: int) -> int:
+    """How many of the process's open file descriptors are sockets."""
+    return sum(target.startswith("socket:") for target in open_targets(pid))
+
+
 def children(pid: int) -> int:
     """How many processes have `pid` as their parent (a helper left running, or unreaped)."""
     count = 0

@@ -44,8 +44,12 @@ class Watching:
         )
         self.out: list[str] = []
         self.err: list[str] = []
-        for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err)):
-            threading.Thread(target=_collect, args=(stream, lines), daemon=True).start()
+        self._readers = [
+            threading.Thread(target=_collect, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err))
+        ]
+        for reader in self._readers:
+            reader.start()
         assert eventually(lambda: self._port() is not None, 60), self.log()
 
     def _port(self) -> int | None:
@@ -70,10 +74,19 @@ class Watching:
         return metric_sum(self._get("/metrics")[1], name, labels)
 
     def said(self, text: str) -> bool:
+        """Whether a line read so far holds `text` (all of them, once the process ended)."""
+        self._read_to_the_end()
         return any(text in line for line in list(self.err) + list(self.out))
 
     def log(self) -> str:
+        self._read_to_the_end()
         return "".join(self.out) + "".join(self.err)
+
+    def _read_to_the_end(self) -> None:
+        """Once the process has ended, wait for its last lines to be read from its pipes."""
+        if self.process.poll() is not None:
+            for reader in self._readers:
+                reader.join(10)
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)

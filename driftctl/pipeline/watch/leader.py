@@ -44,6 +44,15 @@ from driftctl.shell.lock import RunLock
 
 STANDBY_POLL = 2.0  # seconds between a standby's looks at the Lease
 DRAIN_SECONDS = 30.0  # how long a stop waits for the reconciles in progress
+
+
+def pool_size(concurrency: int) -> int:
+    """The most connections the watch's HTTP pool keeps open to the API server: room for
+    `concurrency` workers' requests and the informers' streams and Lease renewals beside
+    them."""
+    return 2 * concurrency + 8
+
+
 LOST_HINT = "this process stops; started again, it waits as a standby"
 
 
@@ -61,7 +70,7 @@ def watch(
     runtime = Runtime(environ, notice, say, progress, stop)
     desired = in_scope(load_desired(setup.source, runtime.environ), setup.cluster)
     cluster = setup.cluster
-    api = connect(cluster.kubeconfig, cluster.context, pool_size=2 * cluster.concurrency + 8)
+    api = connect(cluster.kubeconfig, cluster.context, pool_size=pool_size(cluster.concurrency))
     kube = Kube(api, Deadline(cluster.timeout), notice=notice)
     lease = lease_of(cluster, setup.lock, setup.pace.shards[0])
     checking = trust.Checking(setup.source, setup.verify, environ)
@@ -159,10 +168,10 @@ class Controller:
                     continue
                 self._standby = False
                 return lock, shard
-            self._standby = True
-            if not told:
+            if not told:  # said before it reports ready as a standby
                 self._runtime.say(f"standby: {refusal}")
                 told = True
+            self._standby = True
             stop.wait(STANDBY_POLL)
         return None
 
