@@ -22,7 +22,7 @@ from pathlib import Path
 from driftctl.pipeline.watch.leader import pool_size
 from driftctl.settings.cluster import DEFAULT_CONCURRENCY
 from tests.support.harness import Harness, eventually
-from tests.support.processes import children, open_files, open_sockets, open_targets
+from tests.support.processes import children, open_targets
 from tests.support.watching import Watching, replicas, start
 
 WATCH_ACCOUNT = "driftctl-watch-polls"
@@ -37,8 +37,9 @@ def held(pid: int) -> tuple[int, int, int]:
     apart."""
     files, sockets, processes = [], [], []
     for _ in range(5):
-        sockets.append(open_sockets(pid))
-        files.append(open_files(pid) - sockets[-1])
+        targets = open_targets(pid)  # one reading of /proc: files and sockets of one instant
+        sockets.append(sum(target.startswith("socket:") for target in targets))
+        files.append(len(targets) - sockets[-1])
         processes.append(children(pid))
         time.sleep(0.05)
     return min(files), min(sockets), min(processes)

@@ -23,11 +23,6 @@ def open_targets(pid: int) -> list[str]:
     return sorted(targets)
 
 
-def open_sockets(pid: int) -> int:
-    """How many of the process's open file descriptors are sockets."""
-    return sum(target.startswith("socket:") for target in open_targets(pid))
-
-
 def children(pid: int) -> int:
     """How many processes have `pid` as their parent (a helper left running, or unreaped)."""
     count = 0
