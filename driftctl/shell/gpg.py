@@ -78,7 +78,10 @@ class Keyring:
         except OSError as error:
             raise SourceError(f"cannot read {file} ({_FLAG}): {error.strerror}") from None
         done = self._run("--import", input=data, check=False, what=f"importing {file}")
-        if done.returncode != 0 or b"IMPORT_OK" not in done.stdout:
+        # Judged by its status line, not its exit status: gpg exits 2 after importing when it
+        # only failed to reach an agent (none is needed: `--no-autostart`), as it does when
+        # the home's socket path is longer than a socket's name may be (a long TMPDIR).
+        if b"[GNUPG:] IMPORT_OK " not in done.stdout:
             raise SourceError(
                 f"{file} ({_FLAG}) holds no OpenPGP public key gpg can import",
                 hint="export one with: gpg --armor --export FINGERPRINT > NAME.asc",

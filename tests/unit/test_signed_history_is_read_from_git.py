@@ -1,7 +1,8 @@
 """What --verify reads from Git, with real repositories and real keys: a shallow cache of a
 URL fetches the history it needs (once) to tell descent and to list the commits between;
 a shallow local clone that cannot is a clear error; a working tree with changes has no
-commit to verify; the keys come only from the files named."""
+commit to verify; the keys come only from the files named, and a long TMPDIR (where gpg's
+keyring lives) changes nothing."""
 
 from __future__ import annotations
 
@@ -120,3 +121,20 @@ def test_keys_come_only_from_the_folder_named(tmp_path: Path, keys: Keys) -> Non
             ),
             None,
         )
+
+
+def test_a_long_tmpdir_verifies_as_a_short_one_does(tmp_path: Path, keys: Keys) -> None:
+    """gpg cannot reach an agent in a home whose socket path is longer than a unix socket's
+    name may be (108 bytes) and exits 2 after importing: the key is imported all the same."""
+    repo = Repo(tmp_path / "repo")
+    shas = history(repo, keys)
+    source = Source(repo=str(repo.path), ref="main", path="apps")
+    long_tmpdir = tmp_path / ("t" * (120 - len(str(tmp_path))))
+    long_tmpdir.mkdir()
+    environ = {**os.environ, "TMPDIR": str(long_tmpdir)}
+    checking = trust.Checking(source, Verify(mode="all", trusted_keys=keys.trusted_keys), environ)
+
+    desired = trust.verify(load_desired(source, environ), checking, shas[0])
+
+    assert desired.revision.verified_by == keys.alice.fingerprint
+    assert list(long_tmpdir.iterdir()) == []  # the keyring's home is removed after its use
