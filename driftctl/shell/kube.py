@@ -109,7 +109,7 @@ class _StreamBroke(Exception):
 class _Streaming:
     """Whether the API server gave streamed lists; shared by a client's bounded copies."""
 
-    refused: ApiError | None = None  # the server's answer when it refused one
+    refused: bool = False  # whether the server refused one (it is not asked again)
     told: bool = False  # whether a refusal was said (once, whichever kind's list said it)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -352,14 +352,14 @@ class Kube:
         says nothing. A stream that breaks off before its end is said and read in pages.
         """
         refused: ApiError | None = None
-        if self._streaming.refused is None:
+        if not self._streaming.refused:
             request = streamed_list(kind, selector, namespace, self._stream_seconds())
             try:
                 return self._streamed(request, kind, page_size, on_page)
             except ApiError as failed:
                 if failed.status not in STREAM_REFUSALS:
                     raise
-                self._streaming.refused = refused = failed
+                self._streaming.refused, refused = True, failed
             except _StreamBroke as broke:
                 self._notice(f"{request.what}: {broke}; reading it page by page")
         listed = self.list_at(kind, selector, page_size, namespace, on_page)
