@@ -52,6 +52,13 @@ def outcomes(out: str) -> dict[str, str]:
     return {f"{o['kind']}/{o['name']}": o["outcome"] for o in document["objects"]}
 
 
+def failures(out: str) -> list[str]:
+    """What failed and why, from `apply -o json` (for a failing test to say)."""
+    document: dict[str, Any] = json.loads(out) if out.strip() else {"objects": []}
+    failed = [o for o in document["objects"] if o["outcome"] == "failed"]
+    return [f"{o['kind']}/{o['name']}: {o['reason']}" for o in failed]
+
+
 def written(out: str) -> set[str]:
     return {key for key, outcome in outcomes(out).items() if outcome != "unchanged"}
 
@@ -111,8 +118,8 @@ def test_three_shards_at_once_end_where_one_unsharded_run_ends(harness: Harness)
     ]
     results = [(process.wait(timeout=120), *process.communicate()) for process in processes]
 
-    for code, _, err in results:
-        assert code == 0, err  # each shard took its own Lease: none waited for another
+    for code, out, err in results:  # each shard took its own Lease: none waited for another
+        assert code == 0, (err, failures(out))
     every = Counter(key for _, out, _ in results for key in written(out))
     assert all(count == 1 for count in every.values()), every  # no object written twice
     assert set(every) >= {
