@@ -17,8 +17,15 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: test demo lint docs docs-build manifests unit integration tooling bench controlplane pushgateway alertmanager sshd signing node seed-operator venv clean
 
+# The tests run in TEST_WORKERS processes at once (pytest-xdist), each with its own control
+# plane: most integration and node tests wait on the API server, a rollout or a timer, not
+# on a core. A test module runs whole in one process, and the node's tests all in one, first
+# (tests/support/spread.py). TEST_WORKERS=0 runs them in this process, one after another.
+TEST_WORKERS ?= 2
+SPREAD := -n $(TEST_WORKERS) --no-loadscope-reorder
+
 test: lint docs-build controlplane pushgateway alertmanager sshd signing node seed-operator
-	$(BIN)/pytest
+	$(BIN)/pytest $(SPREAD)
 
 # The tests of driftctl are in tests/unit, tests/integration and tests/node; the tests of
 # the tooling (image/, benchmarks/, the control plane and node launcher, action.yml) are in
@@ -27,10 +34,10 @@ unit: $(INSTALLED) sshd signing
 	$(BIN)/pytest tests/unit tests/tooling -m 'not integration and not node'
 
 integration: $(INSTALLED) controlplane pushgateway alertmanager signing
-	$(BIN)/pytest tests/integration tests/tooling -m integration
+	$(BIN)/pytest $(SPREAD) tests/integration tests/tooling -m integration
 
 tooling: $(INSTALLED) controlplane node
-	$(BIN)/pytest tests/tooling
+	$(BIN)/pytest $(SPREAD) tests/tooling
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check driftctl tests benchmarks image docsgen
