@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from tests.support.paths import ROOT
-from tests.support.spread import check_node_marks, node_first
 
 pytest_plugins = ["tests.support.node_fixtures", "tests.support.watching", "tests.support.spread"]
 
@@ -16,11 +15,10 @@ pytest_plugins = ["tests.support.node_fixtures", "tests.support.watching", "test
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """tests/integration needs the control plane, tests/node one with a node: mark them so.
     A tooling test that needs either says so with its own `pytestmark`. The node's tests go
-    first, and only where tests/support/spread.py runs them beside no other node."""
+    first, and only where tests/support/spread.py runs them beside no other node (its own
+    hook, after this one)."""
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)
         if "node" in item.path.relative_to(ROOT).parts[:2]:
             item.add_marker(pytest.mark.node)
-    check_node_marks(items)
-    node_first(items)

@@ -63,6 +63,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ByModuleNode
     return ByModuleNodeTogether(config, log)
 
 
+@pytest.hookimpl(trylast=True)  # after the root conftest has marked the node's tests
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    check_node_marks(items)
+    node_first(items)
+
+
 def check_node_marks(items: list[pytest.Item]) -> None:
     """A test marked `node` in a module `runs_on_the_node` does not know of would run beside
     another node: refuse the collection, naming it."""
