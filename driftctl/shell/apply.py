@@ -2,7 +2,8 @@
 
 A plan is carried out stage by stage, in the order the core gives (`Plan.stages`):
 removals and pending cleanups, then one chain per WebApp. Chains of a stage go
-`concurrency` at a time, and each runs its steps in order: its WebApp, then its
+`concurrency` at a time (one that sends nothing, most of a large run's, is worked out on
+the run's own thread: shell.batches), and each runs its steps in order: its WebApp, then its
 Deployment (which needs the WebApp's uid, known as soon as that WebApp is applied), then
 its status. Every object gets one outcome; a failure is recorded and the others go on,
 unless it ends the run (core.retries.ends_the_run: the retries gave up, the API
@@ -74,7 +75,7 @@ from driftctl.core.planning.status import (
 )
 from driftctl.core.retries import ends_the_run, is_object_refusal
 from driftctl.core.source.schema import Schema
-from driftctl.shell.batches import batch_size, in_order
+from driftctl.shell.batches import in_order
 from driftctl.shell.cleanup import CleanupFailed, Deleter
 from driftctl.shell.events import Recorder
 from driftctl.shell.kube import ApiError, Kube
@@ -265,24 +266,20 @@ class Applier:
             for chain in chains:
                 report(chain, self._run_chain(chain))
             return
-        size = batch_size(len(chains), self.concurrency)
-        batches = [chains[start : start + size] for start in range(0, len(chains), size)]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             try:
-                answers = in_order(pool, self._run_chains, batches, ahead=2 * self.concurrency)
-                for batch, reported in zip(batches, answers, strict=True):
-                    for chain, reports in zip(batch, reported, strict=True):
-                        report(chain, reports)
+                answers = in_order(
+                    pool, self._run_chain, chains, ahead=2 * self.concurrency, settle=self._settled
+                )
+                for chain, reports in zip(chains, answers, strict=True):
+                    report(chain, reports)
             except BaseException:
                 pool.shutdown(cancel_futures=True)  # the run ends: start no other chain
                 raise
 
-    def _run_chains(self, chains: Sequence[Chain]) -> list[list[Report]]:
-        return [self._run_chain(chain) for chain in chains]
-
     def _run_chain(self, chain: Chain) -> list[Report]:
         """One WebApp's steps in order, then its one Event."""
-        webapp = ObjectKey(c.KIND, *chain[0].key.place)
+        webapp = ObjectKey(c.KIND, chain[0].key.namespace, chain[0].key.name)
         before = self._objects.get(webapp) or self._objects.get(chain[0].key)
         steps: list[Step] = list(chain)
         reports: list[Report] = []
@@ -308,11 +305,46 @@ class Applier:
                     self._carried[step.key] = done[-1][0]
                 reports.append(outcome)
             index += 1
-        lifted = self._plan.lifted.get(webapp.place, "")
-        event = chain_event(done, stalled, held_before=held_condition(before or {}), lifted=lifted)
-        about = self._objects.get(webapp) or before
-        if event is not None and about:
-            self.events.record(about, event)
+        event = self._event_of(webapp, before, done, stalled)
+        if event is not None:
+            self.events.record(*event)
+        self._forget(chain)
+        return reports
+
+    def _settled(self, chain: Chain) -> list[Report] | None:
+        """What `_run_chain` reports for a chain that sends nothing, worked out without a
+        thread of the pool: its actions are quiet (unchanged, skipped, refused, another
+        owner's, held), its WebApp's status is as it was and needs no look at its Pods, and
+        it has no Event. None when it would send something: it then runs in the pool, from
+        its start (what was done here writes nothing, and what it noted a rerun notes again)."""
+        if not all(isinstance(step, Quiet | WriteStatus) for step in chain):
+            return None
+        webapp = ObjectKey(c.KIND, chain[0].key.namespace, chain[0].key.name)
+        before = self._objects.get(webapp) or self._objects.get(chain[0].key)
+        reports: list[Report] = []
+        done: list[Done] = []
+        stalled: Event | None = None
+        for step in chain:
+            if isinstance(step, Quiet):
+                outcome = _quietly(step)
+                if outcome.outcome is Outcome.FAILED:
+                    self._failed.add(outcome.key)
+                done.append((step, outcome))
+                reports.append(outcome)
+                continue
+            found = self._status_of(step.key, [action for action, _ in done])
+            if found is None:
+                continue
+            webapp_obj, deployment, facts = found
+            if reads_pods(webapp_obj, deployment):
+                return None
+            update = status_update(webapp_obj, deployment, self.now, facts, schema=self._schema)
+            if update.changed:
+                return None
+            written, stalled = _status_reports(step.key, webapp_obj, update)
+            reports += written
+        if self._event_of(webapp, before, done, stalled) is not None:
+            return None
         self._forget(chain)
         return reports
 
@@ -323,8 +355,8 @@ class Applier:
 
     def _act(self, action: Action) -> ObjectOutcome:
         """One action, with its failure turned into the object's outcome."""
-        stop = self.stop_requested()
-        if stop is not None and is_changing(action):
+        stop = self.stop_requested() if is_changing(action) else None
+        if stop is not None:
             return ObjectOutcome(action.key, Outcome.FAILED, stop)
         try:
             return self._carry_out(action)
@@ -417,16 +449,12 @@ class Applier:
     def _write_status(
         self, key: ObjectKey, chain: Sequence[Action]
     ) -> tuple[list[Report], Event | None]:
-        """The status of a WebApp from what its chain did (`chain`: its actions, as done):
-        the plan's facts of a WebApp are those of its own chain's actions. Written if it
-        changed; the Warning when its rollout just stalled."""
-        webapp = self._objects.get(key)
-        if webapp is None or is_terminating(webapp) or key in self._failed:
+        """The status of a WebApp from what its chain did (`chain`: its actions, as done),
+        written if it changed; the Warning when its rollout just stalled."""
+        found = self._status_of(key, chain)
+        if found is None:
             return [], None
-        if self._crd.status is None:  # the installed CRD has no status subresource
-            return [], None
-        deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
-        facts = facts_of(chain, key, self._failed, holds=self._plan.holds, verified=self.verified)
+        webapp, deployment, facts = found
         try:
             update = write_status(
                 self.kube,
@@ -435,19 +463,58 @@ class Applier:
                 deployment=deployment,
                 now=self.now,
                 facts=facts,
-                schema=self._crd.status if self._crd.missing else None,  # None: driftctl's own
+                schema=self._schema,
             )
         except StatusFailed as failed:
             return [ObjectOutcome(key, Outcome.FAILED, str(failed))], None
-        status, turned = update.status, ended(webapp.get("status") or {}, update.status)
-        state = rollout_state(status)
-        at_pods = update.look_again  # in progress, and its Pods may tell more before long
-        why = stalled_message(status)
-        reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
-        stalled = stall_event(key, why) if why and turned else None
-        if update.changed:
-            reports.append(StatusWritten(key, status))
-        return reports, stalled
+        return _status_reports(key, webapp, update)
+
+    def _status_of(
+        self, key: ObjectKey, chain: Sequence[Action]
+    ) -> tuple[Obj, Obj | None, StatusFacts] | None:
+        """What the status of a WebApp is made of: the WebApp, its Deployment and the facts
+        of its chain's actions (the plan's facts of a WebApp are those of its own chain's).
+        None when no status is written: the WebApp is gone, terminating or failed, or the
+        installed CRD has no status subresource."""
+        webapp = self._objects.get(key)
+        if webapp is None or is_terminating(webapp) or key in self._failed:
+            return None
+        if self._crd.status is None:
+            return None
+        deployment = self._objects.get(ObjectKey(c.DEPLOYMENT_KIND, key.namespace, key.name))
+        facts = facts_of(chain, key, self._failed, holds=self._plan.holds, verified=self.verified)
+        return webapp, deployment, facts
+
+    @property
+    def _schema(self) -> Schema | None:
+        """The status schema of the installed CRD; None when it is driftctl's own."""
+        return self._crd.status if self._crd.missing else None
+
+    def _event_of(
+        self, webapp: ObjectKey, before: Obj | None, done: Sequence[Done], stalled: Event | None
+    ) -> tuple[Obj, Event] | None:
+        """The one Event of a chain (core.planning.events.chain_event) and the WebApp it is
+        about; None when there is none (or no WebApp to name)."""
+        lifted = self._plan.lifted.get(webapp.place, "")
+        event = chain_event(done, stalled, held_before=held_condition(before or {}), lifted=lifted)
+        about = self._objects.get(webapp) or before
+        return (about, event) if event is not None and about else None
+
+
+def _status_reports(
+    key: ObjectKey, webapp: Obj, update: StatusUpdate
+) -> tuple[list[Report], Event | None]:
+    """Where a WebApp's rollout is as its status says (and whether the status was written),
+    and the Warning when the rollout just stalled."""
+    status, turned = update.status, ended(webapp.get("status") or {}, update.status)
+    state = rollout_state(status)
+    at_pods = update.look_again  # in progress, and its Pods may tell more before long
+    why = stalled_message(status)
+    reports: list[Report] = [RolloutSeen(key, state, turned, at_pods, why)]
+    stalled = stall_event(key, why) if why and turned else None
+    if update.changed:
+        reports.append(StatusWritten(key, status))
+    return reports, stalled
 
 
 class StatusFailed(Exception):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from driftctl.core.planning.objects import Obj, annotations_of, is_terminating, metadata, uid
 from driftctl.kube_formats import parse_api_time
@@ -89,25 +89,21 @@ class Rollout:
 def rollout_of(deployment: Obj) -> Rollout:
     """The rollout of a live Deployment (module docstring)."""
     spec, status = deployment.get("spec") or {}, deployment.get("status") or {}
-    counted = Rollout(
-        Phase.PROGRESSING,
-        desired=int(spec.get("replicas", 1)),
-        updated=int(status.get("updatedReplicas", 0)),
-        available=int(status.get("availableReplicas", 0)),
-        total=int(status.get("replicas", 0)),
-    )
+    desired = int(spec.get("replicas", 1))
+    updated = int(status.get("updatedReplicas", 0))
+    available = int(status.get("availableReplicas", 0))
+    total = int(status.get("replicas", 0))
     generation = int(metadata(deployment).get("generation", 0))
+    reason = message = ""
     if int(status.get("observedGeneration", 0)) < generation:
-        return replace(counted, phase=Phase.NOT_OBSERVED)
-    gave_up = _gave_up(status)
-    if gave_up is not None:
-        return replace(counted, phase=Phase.DEADLINE, reason=gave_up[0], message=gave_up[1])
-    done = (
-        counted.updated >= counted.desired
-        and counted.old == 0
-        and counted.available >= counted.updated
-    )
-    return replace(counted, phase=Phase.COMPLETE) if done else counted
+        phase = Phase.NOT_OBSERVED
+    elif (gave_up := _gave_up(status)) is not None:
+        phase, (reason, message) = Phase.DEADLINE, gave_up
+    elif updated >= desired and total <= updated and available >= updated:  # no old replica
+        phase = Phase.COMPLETE
+    else:
+        phase = Phase.PROGRESSING
+    return Rollout(phase, desired, updated, available, total, reason, message)
 
 
 def _gave_up(status: Obj) -> tuple[str, str] | None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,10 @@ def facts_of(
     will do) and `holds`; corrections only of what was applied. `verified`: this run's."""
     deployment = ObjectKey(c.DEPLOYMENT_KIND, webapp.namespace, webapp.name)
     actions = [action for action in actions if action.key in (webapp, deployment)]
+    if webapp not in holds and all(type(a) is Unchanged and not a.kept for a in actions):
+        # Most of a large run: nothing kept, corrected, held or another owner's to tell.
+        current = any(a.key == deployment for a in actions) and deployment not in failed
+        return _facts_of_unchanged(current, verified)
     ignored = tuple(
         (action.key.kind, kept.path, kept.reason) for action in actions for kept in kept_of(action)
     )
@@ -136,6 +141,12 @@ def facts_of(
     return StatusFacts(
         ignored, corrected, conflict, current=current, verified=verified, held=held, frozen=frozen
     )
+
+
+@functools.cache
+def _facts_of_unchanged(current: bool, verified: tuple[str, str] | None) -> StatusFacts:
+    """The facts of a WebApp whose objects are unchanged with nothing kept (one each)."""
+    return StatusFacts(current=current, verified=verified)
 
 
 HELD = "Held"  # the condition present while a control holds something of the WebApp

@@ -1,16 +1,19 @@
-"""An apply's chains go to its thread pool in batches, a few ahead (shell.batches): 10,000
-unchanged WebApps made 10,000 futures at once, and their answers stayed held to the end."""
+"""An apply's chains go to its thread pool a few ahead (shell.batches): 10,000 unchanged
+WebApps made 10,000 futures at once, and their answers stayed held to the end. A chain that
+sends nothing is settled by the caller and never given to the pool; its answer still comes
+at its place."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from driftctl.shell.batches import batch_size, in_order
+from driftctl.shell.batches import in_order
 
 
 class CountingPool(ThreadPoolExecutor):
@@ -52,13 +55,25 @@ def test_a_failure_reaches_the_reader_at_its_place() -> None:
     assert seen == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize(
-    ("chains", "concurrency", "size"),
-    [(1, 4, 1), (8, 4, 1), (16, 4, 1), (100, 4, 6), (10_000, 4, 32), (10_000, 1, 32), (40, 10, 1)],
-)
-def test_a_batch_is_one_chain_until_every_worker_has_several_to_take(
-    chains: int, concurrency: int, size: int
-) -> None:
-    assert batch_size(chains, concurrency) == size
-    batches = -(-chains // size)
-    assert batches >= min(chains, 4 * concurrency)  # writes still go `concurrency` at a time
+def test_what_settle_answers_never_reaches_the_pool_and_comes_at_its_place() -> None:
+    def work(n: int) -> str:
+        time.sleep(0.001 * (n % 3))  # answers ready out of order
+        return f"pool {n}"
+
+    def settle(n: int) -> str | None:
+        return f"here {n}" if n % 4 else None
+
+    with CountingPool() as pool:
+        answers = list(in_order(pool, work, list(range(200)), ahead=4, settle=settle))
+    assert answers == [f"here {n}" if n % 4 else f"pool {n}" for n in range(200)]
+    assert pool.given == 50
+
+
+def test_the_pool_is_never_given_more_than_ahead_while_settled_answers_wait() -> None:
+    with CountingPool() as pool:
+        settle: Callable[[int], int | None] = lambda n: -n if n % 2 else None  # noqa: E731
+        answers = in_order(pool, lambda n: n, list(range(100)), ahead=3, settle=settle)
+        for taken, answer in enumerate(answers):
+            assert pool.given - (taken + 1) // 2 <= 3
+            assert answer == (-taken if taken % 2 else taken)
+    assert pool.given == 50
