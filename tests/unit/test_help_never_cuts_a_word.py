@@ -54,7 +54,7 @@ def test_every_default_is_shown_whole_on_one_line(words: tuple[str, ...], width:
 
 
 def defaults_of(words: tuple[str, ...]) -> list[str]:
-    context = click.Context(cli, info_name="driftctl")
+    context = click.Context(cli, info_name="driftctl", **cli.context_settings)
     command: click.Command = cli
     for word in words:
         assert isinstance(command, click.Group)

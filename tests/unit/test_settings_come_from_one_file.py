@@ -208,9 +208,10 @@ ARGUMENTS = {"show": ["plan.json"]}  # what a command needs beside its settings
 
 def parsed(command: str, args: list[str]) -> object:
     """The request `command` builds from `args`, as click parses them."""
-    found = cli.get_command(click.Context(cli), command)
-    assert isinstance(found, click.Command)
-    with click.Context(cli) as root:
+    # As the CLI makes them: click keeps a command's help option from its first context.
+    with click.Context(cli, info_name="driftctl", **cli.context_settings) as root:
+        found = cli.get_command(root, command)
+        assert isinstance(found, click.Command)
         context = found.make_context(command, [*args, *ARGUMENTS.get(command, [])], parent=root)
     return build_request(REQUESTS[command], command, context.params)
 
