@@ -70,8 +70,10 @@ def test_what_settle_answers_never_reaches_the_pool_and_comes_at_its_place() -> 
 
 
 def test_the_pool_is_never_given_more_than_ahead_while_settled_answers_wait() -> None:
+    def settle(n: int) -> int | None:
+        return -n if n % 2 else None
+
     with CountingPool() as pool:
-        settle: Callable[[int], int | None] = lambda n: -n if n % 2 else None  # noqa: E731
         answers = in_order(pool, lambda n: n, list(range(100)), ahead=3, settle=settle)
         for taken, answer in enumerate(answers):
             assert pool.given - (taken + 1) // 2 <= 3
