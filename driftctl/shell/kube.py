@@ -323,13 +323,17 @@ class Kube:
         on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
         *,
         name: str | None = None,
+        on_restart: Callable[[], None] = lambda: None,
     ) -> tuple[list[dict[str, Any]], str]:
-        """`list_all`, with the resourceVersion the list was read at (to watch from)."""
+        """`list_all`, with the resourceVersion the list was read at (to watch from).
+        `on_restart` is called before the list starts over: the pages `on_page` had come
+        again."""
         try:
             return self._pages(kind, selector, page_size, namespace, on_page, name=name)
         except ApiError as failed:
             if failed.status != GONE:
                 raise
+            on_restart()
             return self._pages(kind, selector, page_size, namespace, on_page, name=name)
 
     def list_streamed(
@@ -339,6 +343,7 @@ class Kube:
         page_size: int = PAGE_SIZE,
         namespace: str | None = None,
         on_page: Callable[[list[dict[str, Any]]], None] = lambda page: None,
+        on_restart: Callable[[], None] = lambda: None,
     ) -> tuple[list[dict[str, Any]], str]:
         """`list_at`, read as one streamed list (core.api.requests.streamed_list) where the
         API server can give one: its watch cache answers it whole, where a paged LIST's
@@ -349,7 +354,8 @@ class Kube:
         is not asked again by this client, which lists page by page: where the role may not
         `watch`, it says so once those pages came (where they are refused too, their refusal
         is the error); where the feature is off (before Kubernetes 1.32, and in 1.33), it
-        says nothing. A stream that breaks off before its end is said and read in pages.
+        says nothing. A stream that breaks off before its end is said and read in pages,
+        `on_restart` called first: the groups `on_page` had come again.
         """
         refused: ApiError | None = None
         if not self._streaming.refused:
@@ -362,7 +368,8 @@ class Kube:
                 self._streaming.refused, refused = True, failed
             except _StreamBroke as broke:
                 self._notice(f"{request.what}: {broke}; reading it page by page")
-        listed = self.list_at(kind, selector, page_size, namespace, on_page)
+                on_restart()
+        listed = self.list_at(kind, selector, page_size, namespace, on_page, on_restart=on_restart)
         # Said once the pages came (a refused LIST says it all), once for both kinds; not
         # of a server without the feature (a 422): nobody running driftctl can change that.
         if refused is not None and refused.status == FORBIDDEN and self._streaming.first_to_tell():

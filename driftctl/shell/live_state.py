@@ -31,6 +31,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from driftctl import conventions as c
@@ -95,23 +96,22 @@ def read_live(
     selector = c.instance_selector(instance)
     scopes: Sequence[str | None] = tuple(namespaces) or (None,)
 
-    def listed(kind: r.Kind) -> list[Obj]:
-        return [
-            item
-            for scope in scopes
-            for item in kube.list_streamed(kind, selector, page_size, scope, on_page=page)[0]
-        ]
-
     trees: dict[Any, Any] = {}
-    counted = [0]
-    lock = threading.Lock()
+    progress = _Listed(tick)
 
-    def page(items: list[Obj]) -> None:
-        for obj in items:  # as each page arrives, so that its copies are freed at once
-            share_field_trees(obj, trees)
-        with lock:
-            counted[0] += len(items)
-            tick("listing", counted[0], None)
+    def listed(kind: r.Kind) -> list[Obj]:
+        return [item for scope in scopes for item in one_list(kind, scope)]
+
+    def one_list(kind: r.Kind, scope: str | None) -> list[Obj]:
+        which = (kind.plural, scope)
+
+        def page(items: list[Obj]) -> None:
+            for obj in items:  # as each page arrives, so that its copies are freed at once
+                share_field_trees(obj, trees)
+            progress.add(which, len(items))
+
+        restart = partial(progress.restart, which)
+        return kube.list_streamed(kind, selector, page_size, scope, page, restart)[0]
 
     with ThreadPoolExecutor(max_workers=2) as pool:  # the two kinds' pages at once
         deployments = pool.submit(listed, r.DEPLOYMENT)
@@ -122,6 +122,27 @@ def read_live(
                 raise _not_installed() from None
             raise
         return LiveState.of(webapps, deployments.result(), crd)
+
+
+class _Listed:
+    """How many objects the lists read so far have given, for the progress line. A list
+    (one kind, in one namespace or all) that starts over (a broken stream read again in
+    pages, an expired continue token) takes back what it had counted."""
+
+    def __init__(self, tick: Callable[[str, int, int | None], None]) -> None:
+        self._tick = tick
+        self._lock = threading.Lock()  # the two kinds are read at once
+        self._counts: dict[tuple[str, str | None], int] = {}
+
+    def add(self, one_list: tuple[str, str | None], count: int) -> None:
+        with self._lock:
+            self._counts[one_list] = self._counts.get(one_list, 0) + count
+            self._tick("listing", sum(self._counts.values()), None)
+
+    def restart(self, one_list: tuple[str, str | None]) -> None:
+        with self._lock:
+            self._counts[one_list] = 0
+            self._tick("listing", sum(self._counts.values()), None)
 
 
 # Parts of live objects that are equal across many objects of one instance (one function

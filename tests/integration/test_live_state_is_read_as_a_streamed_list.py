@@ -86,11 +86,17 @@ def test_a_stream_broken_off_midway_is_read_again_in_pages(
     fault_proxy.inject(Fault(Cut(lines=3), path=f"/apis/{c.GROUP}/{c.VERSION}/{c.PLURAL}"))
     said: list[str] = []
     kube = client(proxied, said)
+    counts: list[int] = []
 
-    live = read_live(kube, harness.instance, page_size=2)
+    live = read_live(
+        kube, harness.instance, page_size=2, tick=lambda phase, done, total: counts.append(done)
+    )
 
     assert sorted(o["metadata"]["name"] for o in live.webapps.values()) == sorted(FIVE)
     assert len(live.deployments) == 5
+    # the progress takes back what the broken stream gave (two WebApps) before the pages
+    assert counts[-1] == 10
+    assert max(counts) <= 10
     [notice] = said
     assert notice.startswith(f"list webapps: API server {fault_proxy.url} watch broken: ")
     assert notice.endswith("; reading it page by page")

@@ -182,14 +182,12 @@ def stuck(
 
 def deleting(kube: Kube, cluster: Cluster) -> list[dict[str, Any]]:
     """Every WebApp being deleted in the run's namespaces (any instance's)."""
-    kept: list[dict[str, Any]] = []
-
-    def keep(page: list[dict[str, Any]]) -> None:
-        kept.extend(each for each in page if (each.get("metadata") or {}).get("deletionTimestamp"))
-
-    for namespace in cluster.namespaces or (None,):
-        kube.list_all(r.WEBAPP, "", namespace=namespace, on_page=keep)
-    return kept
+    return [
+        each
+        for namespace in cluster.namespaces or (None,)
+        for each in kube.list_all(r.WEBAPP, "", namespace=namespace)
+        if (each.get("metadata") or {}).get("deletionTimestamp")
+    ]
 
 
 def _deployment_of(kube: Kube, each: s.Stuck) -> dict[str, Any] | None:
