@@ -37,8 +37,8 @@ def section(data: dict[str, Any], source: str) -> str:
         f"Recorded {data['date']} on {m['cores']} cores ({m['cpu']}, {m['memory_gib']:g} GiB), "
         f"commit {data['commit']}, in `{source}` (load average "
         f"{data['load_average']['start'][0]:.1f} at the start, "
-        f"{data['load_average']['end'][0]:.1f} at the end: other engineers' tests share the "
-        "machine). Ratios are driftctl/kubectl of runs made minutes apart, median (range).",
+        f"{data['load_average']['end'][0]:.1f} at the end; the control plane runs on the same "
+        "cores). Ratios are driftctl/kubectl of runs made minutes apart, median (range).",
         "",
         *report.ratio_table(data),
         "",
