@@ -326,8 +326,8 @@ class Kube:
         on_restart: Callable[[], None] = lambda: None,
     ) -> tuple[list[dict[str, Any]], str]:
         """`list_all`, with the resourceVersion the list was read at (to watch from).
-        `on_restart` is called before the list starts over: the pages `on_page` had come
-        again."""
+        `on_restart` is called before the list starts over after a 410 Gone: `on_page` will
+        be given the pages it had again."""
         try:
             return self._pages(kind, selector, page_size, namespace, on_page, name=name)
         except ApiError as failed:
@@ -355,7 +355,7 @@ class Kube:
         `watch`, it says so once those pages came (where they are refused too, their refusal
         is the error); where the feature is off (before Kubernetes 1.32, and in 1.33), it
         says nothing. A stream that breaks off before its end is said and read in pages,
-        `on_restart` called first: the groups `on_page` had come again.
+        `on_restart` called first: `on_page` will be given what the stream gave it again.
         """
         refused: ApiError | None = None
         if not self._streaming.refused:
