@@ -84,7 +84,7 @@ def apply(ctx: click.Context, *, request: ApplyRequest, output: str, log: Log) -
     )
     report = applying.apply(request, hears, os.environ)
     if output in ("json", "yaml"):
-        log.report(as_format(plan_render.outcomes_json(report.outcomes), output))
+        log.report(as_format(plan_render.outcomes_json(report.outcomes, report.refusals), output))
     log.applied(report, output)
     ctx.exit(report.exit_code)
 

@@ -152,9 +152,9 @@ class TextLog:
         from driftctl.render import plan as plan_render
 
         self._clear()
+        for refusal in report.refusals:  # on stderr whatever -o is: the run exits 5 for it
+            click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
         if output == "text":
-            for refusal in report.refusals:
-                click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
             click.echo(plan_render.outcome_summary(report.outcomes))
             if report.waited is not None:
                 click.echo(plan_render.rollout_summary(report))

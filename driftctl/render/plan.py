@@ -30,6 +30,7 @@ JSON of a plan (stable; keys in this order, objects in the order they are acted 
 JSON of apply outcomes:
     summary    {outcome: count} for created, configured, unchanged, deleted, skipped, failed,
                held, orphaned, waiting (a removal waiting for a person's approval)
+    refusals   guard messages, as in a plan (the prunes they kept are `skipped`)
     objects    one per object: kind, namespace, name, outcome, reason
 """
 
@@ -360,8 +361,9 @@ def unlocked_line(lease: str, holder: str | None) -> str:
     return f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held"
 
 
-def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:
-    """Apply outcomes as stable JSON (keys documented in the module docstring)."""
+def outcomes_json(outcomes: Sequence[ObjectOutcome], refusals: Sequence[str] = ()) -> str:
+    """Apply outcomes and the guards' refusals as stable JSON (keys documented in the
+    module docstring)."""
     summary = {str(o): sum(1 for item in outcomes if item.outcome is o) for o in Outcome}
     objects = [
         {
@@ -373,7 +375,8 @@ def outcomes_json(outcomes: Sequence[ObjectOutcome]) -> str:
         }
         for item in outcomes
     ]
-    return json.dumps({"summary": summary, "objects": objects}, indent=2) + "\n"
+    document = {"summary": summary, "refusals": list(refusals), "objects": objects}
+    return json.dumps(document, indent=2) + "\n"
 
 
 def saved_plan_header(saved: SavedPlan, file: str) -> str:

@@ -69,6 +69,7 @@ def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag(harness
 
     by_default = harness.driftctl("apply")
     by_count = harness.driftctl("apply", "--max-prune", "2")
+    as_json = harness.driftctl("apply", "-o", "json")
     plan = json.loads(harness.driftctl("plan", "-o", "json").out)
 
     assert by_default.code == 5
@@ -78,7 +79,13 @@ def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag(harness
     )
     assert by_count.code == 5
     assert "refusing to prune 3 objects: more than --max-prune 2 allows" in by_count.err
+    message = "refusing to prune 3 objects: more than the default --max-prune"
     assert plan["refusals"]
+    assert as_json.code == 5  # the document and stderr both say why
+    document = json.loads(as_json.out)
+    assert [refusal.startswith(message) for refusal in document["refusals"]] == [True]
+    assert document["summary"]["skipped"] == 3
+    assert f"refused: {message}" in as_json.err
     assert harness.names("webapps") == ["a", "b", "c", "d"]
 
     allowed = harness.driftctl("apply", "--max-prune", "75%")
