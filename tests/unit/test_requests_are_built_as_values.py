@@ -14,14 +14,18 @@ WEBAPP = {
 }
 
 
-def test_server_side_apply_forces_with_the_manager_and_never_sends_a_resource_version() -> None:
+def test_server_side_apply_forces_skips_field_validation_and_sends_no_resource_version() -> None:
     request = r.apply(WEBAPP, "driftctl")
 
     assert (request.method, request.path) == (
         "PATCH",
         "/apis/example.com/v1/namespaces/web/webapps/shop",
     )
-    assert request.query == (("fieldManager", "driftctl"), ("force", "true"))
+    assert request.query == (
+        ("fieldManager", "driftctl"),
+        ("force", "true"),
+        ("fieldValidation", "Ignore"),
+    )
     assert request.content_type == "application/apply-patch+yaml"
     assert "resourceVersion" not in json.loads(request.body or b"{}")["metadata"]
 
@@ -29,7 +33,12 @@ def test_server_side_apply_forces_with_the_manager_and_never_sends_a_resource_ve
 def test_a_dry_run_is_the_same_apply_marked_all() -> None:
     request = r.apply(WEBAPP, "driftctl", dry_run=True)
 
-    assert request.query == (("fieldManager", "driftctl"), ("force", "true"), ("dryRun", "All"))
+    assert request.query == (
+        ("fieldManager", "driftctl"),
+        ("force", "true"),
+        ("fieldValidation", "Ignore"),
+        ("dryRun", "All"),
+    )
     assert request.body == r.apply(WEBAPP, "driftctl").body
 
 
