@@ -361,7 +361,7 @@ def unlocked_line(lease: str, holder: str | None) -> str:
     return f"unlocked {lease} (it was held by {holder})" if holder else f"{lease} was not held"
 
 
-def outcomes_json(outcomes: Sequence[ObjectOutcome], refusals: Sequence[str] = ()) -> str:
+def outcomes_json(outcomes: Sequence[ObjectOutcome], refusals: Sequence[str]) -> str:
     """Apply outcomes and the guards' refusals as stable JSON (keys documented in the
     module docstring)."""
     summary = {str(o): sum(1 for item in outcomes if item.outcome is o) for o in Outcome}
