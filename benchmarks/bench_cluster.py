@@ -365,13 +365,31 @@ def clean_up(bench: Bench, turn: Turn) -> None:
     Deployments go first so that the garbage collector finds no dependents to check when
     their owners go. Finalizers are released because no driftctl runs to honour them.
     """
-    for namespace in turn.fleet.namespaces:
-        bench.admin("delete", "deployments", "--all", "-n", namespace, "--wait=true")
+    delete_deployments(bench, turn.fleet.namespaces)
     release_finalizers(bench, turn.fleet.namespaces)
     bench.admin("delete", "namespace", *turn.fleet.namespaces, "--wait=true", "--timeout=900s")
     bench.admin("delete", f"{f.APPLYSET_PLURAL}.{f.APPLYSET_GROUP}", "--all", "--ignore-not-found")
     bench.admin("delete", "lease", c.lease_name(turn.fleet.prefix), "-n", LOCK_NAMESPACE,
                 "--ignore-not-found")  # fmt: skip
+
+
+def delete_deployments(bench: Bench, namespaces: Sequence[str], timeout: float = 600.0) -> None:
+    """One delete-collection per namespace, then wait until none is left.
+
+    `kubectl delete deployments --all` sends one DELETE per object: about 3.5 minutes a
+    namespace of 1,000, most of the time between two repetitions at 10,000.
+    """
+    api = config.new_client_from_config(config_file=str(bench.plane.kubeconfig))  # type: ignore[no-untyped-call]
+    apps = client.AppsV1Api(api)
+    for namespace in namespaces:
+        apps.delete_collection_namespaced_deployment(namespace)
+    deadline = time.monotonic() + timeout
+    for namespace in namespaces:
+        while apps.list_namespaced_deployment(namespace, limit=1).items:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Deployments in {namespace} still there after {timeout:.0f} s")
+            time.sleep(1.0)
+    api.close()
 
 
 def release_finalizers(bench: Bench, namespaces: Sequence[str]) -> None:
@@ -427,7 +445,8 @@ def run_repetition(
                       f"(load {done['load']:.1f})", file=sys.stderr)  # fmt: skip
     for turn in turns:
         check_converged(bench, turn)
-        if not (last and options.controlplane is None):  # a control plane about to go
+    if not (last and options.controlplane is None):  # a control plane about to go
+        for turn in turns:
             clean_up(bench, turn)
     return samples
 
