@@ -111,7 +111,7 @@ class JsonLog:
         for line in plan_render.notices(plan):
             self.write(self.render.warning_record(line))
 
-    def plan_done(self, plan: Plan, code: int) -> None:
+    def plan_done(self, plan: Plan, code: int, output: str) -> None:
         """A suspension of the instance, each action but the unchanged, the guards'
         refusals, then the summary."""
         self.planned(plan)

@@ -145,8 +145,15 @@ class TextLog:
         what = ", ".join(counted(verb, plan.count(verb)) for verb in verbs if plan.count(verb))
         return click.confirm(f"Apply, with {what}?", default=False, err=True)
 
-    def plan_done(self, plan: Plan, code: int) -> None:
-        """The plan was printed on stdout already."""
+    def plan_done(self, plan: Plan, code: int, output: str) -> None:
+        """The plan was printed on stdout already; a guard's refusal is said on stderr too
+        when that plan is a document (-o json, yaml or markdown), as apply says it: the run
+        exits 5 for it, and a CI log shows stderr first."""
+        if output == "text":  # its text says `refused: ...` where a person reads it
+            return
+        self._clear()
+        for refusal in plan.refusals:
+            click.echo(self.style.paint(f"refused: {refusal}", "red"), err=True)
 
     def applied(self, report: ApplyReport, output: str) -> None:
         from driftctl.render import plan as plan_render

@@ -73,5 +73,5 @@ def plan(ctx: click.Context, *, request: PlanRequest, output: str, log: Log) -> 
         )
         log.report(text)
     code = planned.plan.exit_code
-    log.plan_done(planned.plan, code)
+    log.plan_done(planned.plan, code, output)
     ctx.exit(code)

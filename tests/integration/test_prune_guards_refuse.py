@@ -70,7 +70,8 @@ def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag(harness
     by_default = harness.driftctl("apply")
     by_count = harness.driftctl("apply", "--max-prune", "2")
     as_json = harness.driftctl("apply", "-o", "json")
-    plan = json.loads(harness.driftctl("plan", "-o", "json").out)
+    planned = harness.driftctl("plan", "-o", "json")
+    plan = json.loads(planned.out)
 
     assert by_default.code == 5
     assert (
@@ -80,7 +81,9 @@ def test_more_deletions_than_max_prune_are_refused_naming_count_and_flag(harness
     assert by_count.code == 5
     assert "refusing to prune 3 objects: more than --max-prune 2 allows" in by_count.err
     message = "refusing to prune 3 objects: more than the default --max-prune"
-    assert plan["refusals"]
+    assert planned.code == 5  # a plan as a document says why on stderr too, as apply does
+    assert [refusal.startswith(message) for refusal in plan["refusals"]] == [True]
+    assert f"refused: {message}" in planned.err
     assert as_json.code == 5  # the document and stderr both say why
     document = json.loads(as_json.out)
     assert [refusal.startswith(message) for refusal in document["refusals"]] == [True]
