@@ -365,21 +365,23 @@ def clean_up(bench: Bench, turn: Turn) -> None:
     Deployments go first so that the garbage collector finds no dependents to check when
     their owners go. Finalizers are released because no driftctl runs to honour them.
     """
-    delete_deployments(bench, turn.fleet.namespaces)
-    release_finalizers(bench, turn.fleet.namespaces)
+    with config.new_client_from_config(config_file=str(bench.plane.kubeconfig)) as api:  # type: ignore[no-untyped-call]
+        delete_deployments(api, turn.fleet.namespaces)
+        release_finalizers(api, turn.fleet.namespaces)
     bench.admin("delete", "namespace", *turn.fleet.namespaces, "--wait=true", "--timeout=900s")
     bench.admin("delete", f"{f.APPLYSET_PLURAL}.{f.APPLYSET_GROUP}", "--all", "--ignore-not-found")
     bench.admin("delete", "lease", c.lease_name(turn.fleet.prefix), "-n", LOCK_NAMESPACE,
                 "--ignore-not-found")  # fmt: skip
 
 
-def delete_deployments(bench: Bench, namespaces: Sequence[str], timeout: float = 600.0) -> None:
+def delete_deployments(
+    api: client.ApiClient, namespaces: Sequence[str], timeout: float = 600.0
+) -> None:
     """One delete-collection per namespace, then wait until none is left.
 
     `kubectl delete deployments --all` sends one DELETE per object: about 3.5 minutes a
     namespace of 1,000, most of the time between two repetitions at 10,000.
     """
-    api = config.new_client_from_config(config_file=str(bench.plane.kubeconfig))  # type: ignore[no-untyped-call]
     apps = client.AppsV1Api(api)
     for namespace in namespaces:
         apps.delete_collection_namespaced_deployment(namespace)
@@ -389,11 +391,9 @@ def delete_deployments(bench: Bench, namespaces: Sequence[str], timeout: float =
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Deployments in {namespace} still there after {timeout:.0f} s")
             time.sleep(1.0)
-    api.close()
 
 
-def release_finalizers(bench: Bench, namespaces: Sequence[str]) -> None:
-    api = config.new_client_from_config(config_file=str(bench.plane.kubeconfig))  # type: ignore[no-untyped-call]
+def release_finalizers(api: client.ApiClient, namespaces: Sequence[str]) -> None:
     objects = client.CustomObjectsApi(api)
     held: list[tuple[str, str]] = []
     for namespace in namespaces:
@@ -414,7 +414,6 @@ def release_finalizers(bench: Bench, namespaces: Sequence[str]) -> None:
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(release, held))
-    api.close()
 
 
 def run_repetition(
